@@ -1,0 +1,37 @@
+"""Shared test setup: hypothesis profiles and the optional TensorFlow oracle."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# "ci" (the default) is derandomized and bounded, so every run is reproducible
+# and the suite stays fast; "dev" explores more. Pick with HYPOTHESIS_PROFILE.
+settings.register_profile(
+    "ci", derandomize=True, max_examples=40, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("dev", max_examples=300, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _tensorflow():
+    try:
+        import tensorflow  # noqa: F401  (optional oracle, never needed by the suite)
+        return tensorflow
+    except Exception:
+        return None
+
+
+@pytest.fixture(scope="session")
+def tf_oracle():
+    """Real TensorFlow, for `-m tf_oracle` tests; skips when it is not importable."""
+    tf_real = _tensorflow()
+    if tf_real is None:
+        pytest.skip("TensorFlow is not installed: the tf_oracle tests compare against it live")
+    return tf_real

@@ -1,0 +1,461 @@
+"""`tf.GradientTape` over torch autograd.
+
+The mapping: TF's tape records operations on watched tensors; torch records
+operations on tensors with `requires_grad`. A variable read under a tape
+that watches the variable returns a fresh *leaf* tensor (an alias of the
+variable's storage with `requires_grad=True`) and the tape remembers
+`(variable, leaf)`. `tape.gradient(y, v)` then asks `torch.autograd.grad`
+for the gradient with respect to every leaf the tape recorded for `v` and
+sums them, exactly as TF sums the gradients flowing into each
+`ReadVariableOp` of a variable. So a read between two assigns contributes
+its own gradient, and a read that happened before the tape started does
+not.
+
+Reads through `sparse_read`/`tf.gather` record the gathered rows as the
+leaf, and their gradient comes back as `tf.IndexedSlices`, as in TF.
+
+Outside any tape, reads return plain tensors that do not require grad:
+nothing builds an autograd graph, so long loops of reads cost no memory.
+
+Nested tapes give higher-order gradients: a gradient computed while a tape
+is recording is itself differentiable (`create_graph=True`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import threading
+import weakref
+from typing import Any, Iterator, Optional
+
+import torch
+
+from ..framework import nest
+from ..framework.indexed_slices import IndexedSlices
+
+__all__ = ["GradientTape", "UnconnectedGradients", "record_read", "record_sparse_read",
+           "stop_gradient"]
+
+_log = logging.getLogger("tfcompat")
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+class _ThreadTapes(threading.local):
+    def __init__(self) -> None:
+        self.recording: list = []    # tapes whose context is active, innermost last
+        self.stopped = 0             # depth of stop_recording blocks
+        self.open: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
+
+
+_tls = _ThreadTapes()
+_lock = threading.Lock()
+# Number of tape contexts active in any thread: a read checks this one int
+# before touching thread-local state, so reads outside tapes stay cheap.
+active_count = 0
+
+
+def _is_variable(x: Any) -> bool:
+    return getattr(x, "_tfcompat_variable", False)
+
+
+def _recorders(var: Any) -> list:
+    if _tls.stopped or not _tls.recording or not torch.is_grad_enabled():
+        return []
+    return [tape for tape in _tls.recording if tape._wants(var)]
+
+
+def record_read(var: Any, value: torch.Tensor) -> torch.Tensor:
+    """Hand a variable's read to the tapes watching it; returns the tensor to use."""
+    tapes = _recorders(var)
+    if not tapes or not (value.is_floating_point() or value.is_complex()):
+        return value
+    if not value.requires_grad:
+        value.requires_grad_(True)
+    for tape in tapes:
+        tape._record(var, value, None)
+    return value
+
+
+def record_sparse_read(var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Like `record_read` for gathered rows; their gradient becomes `IndexedSlices`."""
+    tapes = _recorders(var)
+    if not tapes or not (rows.is_floating_point() or rows.is_complex()):
+        return rows
+    if not rows.requires_grad:
+        rows.requires_grad_(True)
+    for tape in tapes:
+        tape._record(var, rows, indices)
+    return rows
+
+
+def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002 - TF name
+    """`tf.stop_gradient`: the same values, cut from the autograd graph (`detach`)."""
+    from ..framework.tensor_conversion import convert_to_tensor
+    if isinstance(input, IndexedSlices):
+        return IndexedSlices(input.values.detach(), input.indices, input.dense_shape)
+    return convert_to_tensor(input).detach()
+
+
+class _Reads:
+    """What one tape recorded for one variable."""
+
+    __slots__ = ("var", "dense", "sparse")
+
+    def __init__(self, var: Any) -> None:
+        self.var = var
+        self.dense: list = []    # leaf tensors
+        self.sparse: list = []   # (indices, leaf rows)
+
+
+class GradientTape:
+    """Record operations for automatic differentiation (`tf.GradientTape`).
+
+    Trainable variables read inside the `with` block are watched
+    automatically (unless `watch_accessed_variables=False`); other variables
+    and tensors are watched with `watch`. A non-persistent tape computes one
+    set of gradients; a persistent one any number, until it is deleted.
+
+    Tapes are thread-local: a tape records only reads made in the thread
+    that entered it.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._reads: dict = {}          # id(var) -> _Reads
+        self._watched_vars: dict = {}   # id(var) -> var, explicitly watched
+        self._order: list = []          # watched variables, in first-watch order
+        self._watched_tensors: dict = {}  # id(tensor) -> tensor
+        self._used = False
+        self._recording = False
+
+    # -- context ----------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        global active_count
+        if self._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        self._recording = True
+        _tls.recording.append(self)
+        _tls.open.add(self)
+        with _lock:
+            active_count += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global active_count
+        self._recording = False
+        if any(t is self for t in _tls.recording):
+            _tls.recording.remove(self)
+        with _lock:
+            active_count -= 1
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Neither this tape nor any other in this thread records inside the block.
+
+        Torch mapping: the block runs under `torch.no_grad()`.
+        """
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        _tls.stopped += 1
+        try:
+            with torch.no_grad():
+                yield
+        finally:
+            _tls.stopped -= 1
+
+    def reset(self) -> None:
+        """Forget everything recorded, as if exiting and re-entering a new tape."""
+        self._reads.clear()
+        self._watched_vars.clear()
+        self._order.clear()
+        self._watched_tensors.clear()
+        self._used = False
+
+    # -- watching -----------------------------------------------------------
+    def watch(self, tensor: Any) -> None:
+        """Watch variables and float tensors (any nest of them).
+
+        A watched tensor gets `requires_grad=True` (a torch tensor cannot be
+        differentiated otherwise); integer tensors are skipped with TF's
+        warning.
+        """
+        for t in nest.flatten(tensor):
+            if _is_variable(t):
+                for component in getattr(t, "_watch_targets", lambda: (t,))():
+                    if id(component) not in self._watched_vars:
+                        self._watched_vars[id(component)] = component
+                        self._note_watched(component)
+            elif isinstance(t, torch.Tensor):
+                if not (t.is_floating_point() or t.is_complex()):
+                    _log.warning("The dtype of the watched tensor must be floating (e.g. "
+                                 "tf.float32), got %s", t.dtype)
+                    continue
+                if not t.requires_grad:
+                    t.requires_grad_(True)
+                self._watched_tensors[id(t)] = t
+            else:
+                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
+                                 "tf.Tensor or tf.Variable or ExtensionType.")
+
+    def watched_variables(self) -> tuple:
+        """The variables this tape watched, in the order it first watched them."""
+        return tuple(self._order)
+
+    def _wants(self, var: Any) -> bool:
+        return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
+
+    def _note_watched(self, var: Any) -> None:
+        if not any(v is var for v in self._order):
+            self._order.append(var)
+
+    def _record(self, var: Any, leaf: torch.Tensor, indices: Optional[torch.Tensor]) -> None:
+        entry = self._reads.get(id(var))
+        if entry is None:
+            entry = self._reads[id(var)] = _Reads(var)
+            self._note_watched(var)
+        if indices is None:
+            entry.dense.append(leaf)
+        else:
+            entry.sparse.append((indices, leaf))
+
+    # -- gradients ----------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians). Pass persistent=True to compute "
+                               "several.")
+
+    def _graph_flags(self) -> tuple:
+        create_graph = bool(_tls.recording) and not _tls.stopped and torch.is_grad_enabled()
+        others_open = any(t is not self for t in _tls.open)
+        retain_graph = self._persistent or create_graph or others_open
+        return retain_graph, create_graph
+
+    def _targets(self, target: Any) -> list:
+        out = []
+        for t in nest.flatten(target):
+            if _is_variable(t):
+                # Reading the target variable here makes d(v)/d(v) = 1, as in TF.
+                self._recording, was = True, self._recording
+                _tls.recording.append(self)
+                try:
+                    t = t.value()
+                finally:
+                    _tls.recording.remove(self)
+                    self._recording = was
+            elif isinstance(t, IndexedSlices):
+                t = t.to_dense()
+            elif not isinstance(t, torch.Tensor):
+                raise AttributeError(f"'{type(t).__name__}' object has no attribute 'dtype': the "
+                                     "target of gradient() must be a tensor or variable.")
+            out.append(t)
+        return out
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
+        """d(sum of `target`)/d`sources`, in the nest structure of `sources`.
+
+        Several targets add up; `output_gradients` weights each target (the
+        vector of a vector-Jacobian product). Sources the target does not
+        depend on get `None` (or zeros with `UnconnectedGradients.ZERO`);
+        integer variables always get `None`.
+        """
+        self._check_usable()
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        if self._recording:
+            if self._persistent:
+                _log.warning("Calling GradientTape.gradient on a persistent tape inside its "
+                             "context is significantly less efficient than calling it outside "
+                             "the context (it records the gradient computation itself).")
+            else:  # as TF: a non-persistent tape stops recording once it is used
+                _tls.recording.remove(self)
+                self._recording = False
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            if s is None or not (_is_variable(s) or isinstance(s, torch.Tensor)):
+                raise TypeError(f"Cannot differentiate with respect to {s!r}: sources must be "
+                                "tensors or variables.")
+        targets = self._targets(target)
+        if output_gradients is None:
+            weights = [None] * len(targets)
+        else:
+            from ..framework.tensor_conversion import convert_to_tensor
+            weights = [None if w is None else convert_to_tensor(w)
+                       for w in nest.flatten(output_gradients)]
+            if len(weights) != len(targets):
+                raise ValueError("output_gradients must have the structure of target.")
+        grads = self._differentiate(targets, weights, flat_sources)
+        if not self._persistent:
+            self._used = True
+            _tls.open.discard(self)
+            self._reads = {}
+        result = []
+        for s, g in zip(flat_sources, grads):
+            if g is None and unconnected is UnconnectedGradients.ZERO:
+                g = _zeros_for(s)
+            result.append(g)
+        return nest.pack_sequence_as(sources, result)
+
+    def _differentiate(self, targets: list, weights: list, sources: list) -> list:
+        pairs = [(t, w) for t, w in zip(targets, weights) if t.requires_grad]
+        inputs: list = []
+        index: dict = {}
+
+        def add_input(t: torch.Tensor) -> int:
+            k = index.get(id(t))
+            if k is None:
+                k = index[id(t)] = len(inputs)
+                inputs.append(t)
+            return k
+
+        plans = []
+        for s in sources:
+            if _is_variable(s):
+                entry = self._reads.get(id(s))
+                if entry is None or not (s.dtype.is_floating or s.dtype.is_complex):
+                    plans.append(None)
+                    continue
+                plans.append(("var", s, [add_input(l) for l in entry.dense],
+                              [(idx, add_input(l)) for idx, l in entry.sparse]))
+            elif s.requires_grad:
+                plans.append(("tensor", s, add_input(s)))
+            else:
+                plans.append(None)
+        if not pairs or not inputs:
+            return [None] * len(sources)
+        outs = [t for t, _ in pairs]
+        grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
+                     for t, w in pairs]
+        retain_graph, create_graph = self._graph_flags()
+        raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
+                                  create_graph=create_graph, allow_unused=True)
+        return [_assemble(plan, raw) for plan in plans]
+
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
+        """d`target`/d`sources` with shape `target.shape + source.shape` per source.
+
+        Computed row by row with `torch.autograd.grad` (one backward pass per
+        element of `target`); sparse gradients are densified.
+        """
+        self._check_usable()
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        (t,) = self._targets(target)
+        flat_sources = nest.flatten(sources)
+        keep = self._persistent
+        self._persistent = True  # several backward passes over one graph
+        try:
+            rows = []
+            flat_t = t.reshape(-1)
+            for i in range(flat_t.numel()):
+                weight = torch.zeros_like(flat_t)
+                weight[i] = 1
+                rows.append(self._differentiate([flat_t], [weight], flat_sources))
+        finally:
+            self._persistent = keep
+        result = []
+        for j, s in enumerate(flat_sources):
+            shape = tuple(t.shape) + tuple(_shape_of(s))
+            parts = [r[j] for r in rows]
+            if all(p is None for p in parts):
+                result.append(_zeros(shape, s) if unconnected is UnconnectedGradients.ZERO else None)
+                continue
+            dense = [torch.zeros(tuple(_shape_of(s)), dtype=_torch_dtype(s), device=_device(s))
+                     if p is None else (p.to_dense() if isinstance(p, IndexedSlices) else p) for p in parts]
+            result.append(torch.stack(dense).reshape(shape) if dense else _zeros(shape, s))
+        if not self._persistent:
+            self._used = True
+            _tls.open.discard(self)
+            self._reads = {}
+        return nest.pack_sequence_as(sources, result)
+
+    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
+        """Per-example Jacobians: `[b] + target.shape[1:] + source.shape[1:]`.
+
+        Assumes, as TF does, that example `i` of `target` depends only on
+        example `i` of `source`.
+        """
+        self._check_usable()
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        (t,) = self._targets(target)
+        b = t.shape[0]
+        flat_t = t.reshape(b, -1)
+        keep = self._persistent
+        self._persistent = True
+        try:
+            cols = []
+            for j in range(flat_t.shape[1]):
+                weight = torch.zeros_like(flat_t)
+                weight[:, j] = 1
+                cols.append(self._differentiate([flat_t], [weight], [source])[0])
+        finally:
+            self._persistent = keep
+        if not self._persistent:
+            self._used = True
+            _tls.open.discard(self)
+            self._reads = {}
+        src_shape = tuple(_shape_of(source))
+        shape = (b,) + tuple(t.shape[1:]) + src_shape[1:]
+        if all(c is None for c in cols):
+            return _zeros(shape, source) if unconnected is UnconnectedGradients.ZERO else None
+        dense = [torch.zeros(src_shape, dtype=_torch_dtype(source), device=_device(source))
+                 if c is None else (c.to_dense() if isinstance(c, IndexedSlices) else c) for c in cols]
+        return torch.stack(dense, dim=1).reshape(shape)
+
+
+def _assemble(plan: Any, raw: tuple) -> Any:
+    if plan is None:
+        return None
+    if plan[0] == "tensor":
+        return raw[plan[2]]
+    _, var, dense_ids, sparse_ids = plan
+    dense = [raw[k] for k in dense_ids if raw[k] is not None]
+    sparse = [(idx, raw[k]) for idx, k in sparse_ids if raw[k] is not None]
+    if not dense and not sparse:
+        return None
+    shape = tuple(var.shape.as_list()) if var.shape.is_fully_defined() else tuple(var.handle.shape)
+    if sparse:
+        tail = shape[1:]
+        values = torch.cat([g.reshape((-1,) + tail) for _, g in sparse])
+        indices = torch.cat([idx.reshape(-1) for idx, _ in sparse])
+        dense_shape = torch.tensor(shape, dtype=torch.int32, device=values.device)
+        slices = IndexedSlices(values, indices, dense_shape)
+        if not dense:
+            return slices
+        dense.append(slices.to_dense())
+    total = dense[0]
+    for g in dense[1:]:
+        total = total + g
+    return total
+
+
+def _shape_of(s: Any) -> tuple:
+    if _is_variable(s):
+        return tuple(s.handle.shape)
+    return tuple(s.shape)
+
+
+def _torch_dtype(s: Any) -> torch.dtype:
+    return s.dtype.as_torch if _is_variable(s) else s.dtype
+
+
+def _device(s: Any) -> torch.device:
+    return s.handle.device if _is_variable(s) else s.device
+
+
+def _zeros(shape: tuple, s: Any) -> torch.Tensor:
+    return torch.zeros(shape, dtype=_torch_dtype(s), device=_device(s))
+
+
+def _zeros_for(s: Any) -> torch.Tensor:
+    return _zeros(_shape_of(s), s)

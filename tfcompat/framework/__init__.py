@@ -1,0 +1,1 @@
+"""TF's framework layer over torch: dtypes, shapes, devices, conversion, errors, scopes."""

@@ -1,0 +1,85 @@
+"""`tf.IndexedSlices`: a sparse slice of a dense tensor, TF's sparse gradient."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from . import dtypes
+from .tensor_conversion import convert_to_tensor, register_tensor_conversion_function
+from .tensor_shape import TensorShape
+
+__all__ = ["IndexedSlices"]
+
+
+class IndexedSlices:
+    """Rows `values[i]` at `indices[i]` of a tensor of shape `dense_shape`.
+
+    The dense tensor it stands for is `scatter_add(zeros(dense_shape), indices,
+    values)`: duplicate indices add up. `tf.convert_to_tensor` densifies. It is
+    what `GradientTape` returns for gradients through `tf.gather` and
+    `Variable.sparse_read`, so optimizers can take their sparse path.
+    """
+
+    __slots__ = ("_values", "_indices", "_dense_shape")
+
+    def __init__(self, values: Any, indices: Any, dense_shape: Any = None) -> None:
+        self._values = convert_to_tensor(values)
+        self._indices = convert_to_tensor(indices)
+        self._dense_shape = None if dense_shape is None else convert_to_tensor(dense_shape)
+
+    @property
+    def values(self) -> torch.Tensor:
+        return self._values
+
+    @property
+    def indices(self) -> torch.Tensor:
+        return self._indices
+
+    @property
+    def dense_shape(self) -> Optional[torch.Tensor]:
+        return self._dense_shape
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_torch(self._values.dtype)
+
+    @property
+    def device(self) -> torch.device:
+        return self._values.device
+
+    @property
+    def shape(self) -> TensorShape:
+        if self._dense_shape is None:
+            return TensorShape([None] + list(self._values.shape[1:]))
+        return TensorShape(self._dense_shape.tolist())
+
+    def __neg__(self) -> "IndexedSlices":
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
+
+    def __repr__(self) -> str:
+        return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
+                + (f", dense_shape={self._dense_shape!r})" if self._dense_shape is not None else ")"))
+
+    def to_dense(self) -> torch.Tensor:
+        """The dense tensor, duplicate indices summed (what `convert_to_tensor` gives)."""
+        if self._dense_shape is None:
+            raise ValueError(
+                "Tensor conversion requested for IndexedSlices without dense_shape: "
+                f"{self!r}. Give IndexedSlices a dense_shape to densify it.")
+        shape = [int(d) for d in self._dense_shape.tolist()]
+        out = torch.zeros(shape, dtype=self._values.dtype, device=self._values.device)
+        values = self._values.reshape([-1] + shape[1:])
+        return out.index_add_(0, self._indices.reshape(-1).to(torch.long), values)
+
+
+def _densify(value: IndexedSlices, dtype: Any = None, name: Any = None, as_ref: bool = False) -> Any:
+    dense = value.to_dense()
+    if dtype is not None and dense.dtype != dtypes.to_torch(dtype):
+        from .tensor_conversion import conversion_error
+        raise conversion_error(dtypes.as_dtype(dtype), dense)
+    return dense
+
+
+register_tensor_conversion_function(IndexedSlices, _densify)

@@ -1,0 +1,87 @@
+"""`tf.nest`'s core: flatten and rebuild nested lists, tuples, namedtuples and dicts.
+
+As TF: dicts flatten in sorted-key order, `None` and anything that is not a
+list, tuple or mapping is a leaf, and `pack_sequence_as` rebuilds the same
+container types.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+from typing import Any, Callable, Iterator
+
+__all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested"]
+
+
+def is_nested(structure: Any) -> bool:
+    return isinstance(structure, (list, tuple, collections.abc.Mapping))
+
+
+def _sorted_keys(mapping: collections.abc.Mapping) -> list:
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return list(mapping)
+
+
+def _children(structure: Any) -> list:
+    if isinstance(structure, collections.abc.Mapping):
+        return [structure[k] for k in _sorted_keys(structure)]
+    return list(structure)
+
+
+def _flatten_into(structure: Any, out: list) -> None:
+    if is_nested(structure):
+        for child in _children(structure):
+            _flatten_into(child, out)
+    else:
+        out.append(structure)
+
+
+def flatten(structure: Any) -> list:
+    """The leaves of `structure`, depth first (a leaf flattens to `[leaf]`)."""
+    out: list = []
+    _flatten_into(structure, out)
+    return out
+
+
+def _rebuild(structure: Any, leaves: Iterator[Any]) -> Any:
+    if not is_nested(structure):
+        return next(leaves)
+    if isinstance(structure, collections.abc.Mapping):
+        keys = _sorted_keys(structure)
+        values = {k: _rebuild(structure[k], leaves) for k in keys}
+        return type(structure)((k, values[k]) for k in structure) if not isinstance(
+            structure, collections.defaultdict) else _copy_defaultdict(structure, values)
+    children = [_rebuild(child, leaves) for child in structure]
+    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+        return type(structure)(*children)
+    return type(structure)(children)
+
+
+def _copy_defaultdict(structure: collections.defaultdict, values: dict) -> collections.defaultdict:
+    out = collections.defaultdict(structure.default_factory)
+    for k in structure:
+        out[k] = values[k]
+    return out
+
+
+def pack_sequence_as(structure: Any, flat_sequence: list) -> Any:
+    """Rebuild `structure` with the leaves of `flat_sequence`, in `flatten` order."""
+    flat_sequence = list(flat_sequence)
+    expected = len(flatten(structure))
+    if expected != len(flat_sequence):
+        raise ValueError(
+            f"Could not pack sequence. Structure had {expected} atoms, but flat_sequence had "
+            f"{len(flat_sequence)} items.")
+    return _rebuild(structure, iter(flat_sequence))
+
+
+def map_structure(func: Callable[..., Any], *structures: Any) -> Any:
+    """Apply `func` leaf-wise across structures of the same shape."""
+    if not structures:
+        raise ValueError("Must provide at least one structure")
+    flats = [flatten(s) for s in structures]
+    if any(len(f) != len(flats[0]) for f in flats):
+        raise ValueError("The two structures don't have the same number of elements.")
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])

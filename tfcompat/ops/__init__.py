@@ -1,0 +1,1 @@
+"""The TF op subset, as thin mappings over torch with TF's argument names and semantics."""

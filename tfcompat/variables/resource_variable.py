@@ -1,0 +1,455 @@
+"""`ResourceVariable`: TF 2's default variable, stored in a torch tensor.
+
+The value lives in a `Resource` (see `resource.py` for the copy-on-write
+design that makes reads snapshots without copying on every write). This
+class holds TF's semantics on top of it: naming, placement, dtype and shape
+rules, the assign and scatter families, slicing, and the hooks that let
+`GradientTape` see reads.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Optional
+
+import torch
+
+from ..autodiff import tape as tape_lib
+from ..framework import device as device_lib
+from ..framework import dtypes, errors
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.name_scope import current_name_scope, name_scope
+from ..framework.tensor_conversion import conversion_error, convert_to_tensor
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import resource as resource_lib
+from . import scatter, slicing
+from .enums import validate_synchronization_aggregation_trainable
+from .variable import Variable, VariableDef, _is_variable
+
+__all__ = ["ResourceVariable", "default_variable_creator"]
+
+
+def default_variable_creator(next_creator: Any = None, **kwargs: Any) -> "ResourceVariable":
+    """The bottom of the creator stack: builds a `ResourceVariable`."""
+    return ResourceVariable(**kwargs)
+
+
+def _shape_text(shape: Any) -> str:
+    return str(TensorShape(tuple(shape)))
+
+
+class ResourceVariable(Variable):
+    """A variable whose value is a torch tensor it owns (TF's `ResourceVariable`).
+
+    See `tf.Variable` for the arguments. Created directly, it bypasses the
+    creator stack (as in TF); `tf.Variable(...)` is the usual entry point.
+    """
+
+    def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None,
+                 collections: Any = None, validate_shape: bool = True,
+                 caching_device: Any = None, name: Optional[str] = None, dtype: Any = None,
+                 variable_def: Optional[VariableDef] = None, import_scope: Optional[str] = None,
+                 constraint: Optional[Callable] = None, distribute_strategy: Any = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None,
+                 handle: Any = None, experimental_enable_variable_lifting: Any = None) -> None:
+        self._distribute_strategy = distribute_strategy
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
+        if initial_value is None:
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except "
+                             "when you are not providing a `variable_def`. You provided neither.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"Argument `constraint` must be None or a callable. Got a "
+                             f"{type(constraint)}: {constraint!r}")
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name)
+        requested = None if dtype is None else dtypes.as_dtype(dtype)
+        base_name = current_name_scope() + ("Variable" if name is None else name)
+        logical = device_lib.current_logical()
+        tdevice = device_lib.torch_device_for(logical)
+        value = self._initial_tensor(initial_value, requested, tdevice)
+        if shape is not None:
+            declared = as_shape(shape)
+            if not declared.is_compatible_with(tuple(value.shape)):
+                raise ValueError(
+                    f"In this `tf.Variable` creation, the initial value's shape "
+                    f"({_shape_text(value.shape)}) is not compatible with the explicitly supplied "
+                    f"`shape` argument ({declared}).")
+        else:
+            declared = TensorShape(tuple(value.shape))
+        self._resource = resource_lib.Resource(value, base_name)
+        self._name = base_name + ":0"
+        self._dtype = dtypes.from_torch(value.dtype)
+        self._tdtype = value.dtype
+        self._tdevice = tdevice
+        self._device_name = device_lib.canonical_name(logical)
+        self._shape = declared
+        self._trainable = trainable
+        self._constraint = constraint
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._caching_device = caching_device
+        self._validate_shape = validate_shape
+        self._distributed_container = None
+
+    @staticmethod
+    def _initial_tensor(initial_value: Any, requested: Optional[dtypes.DType],
+                        tdevice: torch.device) -> torch.Tensor:
+        if callable(initial_value) and not _is_variable(initial_value):
+            with name_scope("Initializer"):
+                initial_value = initial_value()
+        if _is_variable(initial_value):
+            value = initial_value._dense_var_to_tensor(dtype=requested)
+        elif isinstance(initial_value, torch.Tensor):
+            if requested is not None and initial_value.dtype is not requested.as_torch:
+                err = conversion_error(requested, initial_value)
+                raise ValueError(f"initial_value: {err}")
+            value = initial_value
+        else:
+            with device_lib.device(None):
+                value = convert_to_tensor(initial_value, dtype=requested)
+            if value.device == tdevice:
+                return value.detach().contiguous()
+        # Never alias the caller's tensor: the variable owns fresh storage.
+        return value.detach().to(device=tdevice, memory_format=torch.contiguous_format,
+                                 copy=True)
+
+    def _init_from_proto(self, variable_def: VariableDef, import_scope: Optional[str]) -> None:
+        resource = resource_lib.lookup(variable_def.shared_name)
+        if resource is None:
+            raise errors.NotFoundError(
+                None, None,
+                f"No live variable has the storage named {variable_def.shared_name!r} "
+                f"(variable {variable_def.variable_name!r}). A VariableDef refers to a variable "
+                "of this process; to move values between processes use tf.train.Checkpoint.")
+        prefix = "" if not import_scope else import_scope.rstrip("/") + "/"
+        value = resource.value
+        self._resource = resource
+        self._name = prefix + variable_def.variable_name
+        self._dtype = dtypes.from_torch(value.dtype)
+        self._tdtype = value.dtype
+        self._tdevice = value.device
+        self._device_name = device_lib.name_of_torch_device(value.device)
+        self._shape = TensorShape(variable_def.shape)
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        from .enums import VariableAggregation, VariableSynchronization
+        self._synchronization = VariableSynchronization(variable_def.synchronization)
+        self._aggregation = VariableAggregation(variable_def.aggregation)
+        self._caching_device = None
+        self._validate_shape = True
+        self._distributed_container = None
+
+    # -- properties ---------------------------------------------------------
+    name = property(lambda self: self._name, doc="`scope/name:0`, as TF names it.")
+    dtype = property(lambda self: self._dtype, doc="The variable's `tf.DType`.")
+    shape = property(lambda self: self._shape, doc="The declared `TensorShape` (may be partial).")
+    device = property(lambda self: self._device_name,
+                      doc="The full TF device name, `/job:localhost/replica:0/task:0/device:CPU:0`.")
+    trainable = property(lambda self: self._trainable)
+    constraint = property(lambda self: self._constraint)
+    synchronization = property(lambda self: self._synchronization)
+    aggregation = property(lambda self: self._aggregation)
+
+    @property
+    def handle(self) -> torch.Tensor:
+        """The live torch tensor holding the value (torch interop).
+
+        Writing it in place changes the variable (and bypasses snapshot
+        protection); it is replaced, not mutated, when a write has to copy,
+        so do not keep it across writes.
+        """
+        return self._resource.value
+
+    @property
+    def _resource_name(self) -> str:
+        return self._resource.shared_name
+
+    @property
+    def _unique_id(self) -> str:
+        return self._resource.shared_name
+
+    _in_graph_mode = False
+
+    # -- reads ----------------------------------------------------------------
+    def value(self) -> torch.Tensor:
+        t = self._resource.snapshot()
+        if tape_lib.active_count:
+            t = tape_lib.record_read(self, t)
+        return t
+
+    read_value = value
+
+    def read_value_no_copy(self) -> torch.Tensor:
+        """The same snapshot as `read_value` (TF's name for the no-copy read)."""
+        return self.value()
+
+    def sparse_read(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
+        """`tf.gather(v, indices)`: rows of the variable. Its gradient is `IndexedSlices`."""
+        current = self._resource.value
+        idx = convert_to_tensor(indices)
+        flat = idx.reshape(-1)
+        if flat.dtype not in (torch.int32, torch.int64):
+            flat = flat.to(torch.int64)
+        if current.dim() == 0:
+            raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
+        if flat.device != current.device:
+            flat = flat.to(current.device)
+        if current.is_cuda:
+            # torch would trip a device-side assert; check on the host, once.
+            scatter.check_gather_indices(flat, current.shape[0])
+        try:
+            rows = torch.index_select(current, 0, flat)
+        except (IndexError, RuntimeError):
+            scatter.check_gather_indices(flat, current.shape[0])
+            raise
+        rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
+        if tape_lib.active_count:
+            rows = tape_lib.record_sparse_read(self, idx, rows)
+        return rows
+
+    def gather_nd(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
+        """`tf.gather_nd(v, indices)`; differentiable with a dense gradient, as TF."""
+        value = self.value()
+        idx = convert_to_tensor(indices).to(value.device)
+        k = idx.shape[-1]
+        lead = torch.tensor(value.shape[:k], device=value.device)
+        flat_nd = idx.reshape(-1, k).to(torch.long)
+        bad = ((flat_nd < 0) | (flat_nd >= lead)).any(dim=1)
+        if bool(bad.any()):
+            pos = int(torch.nonzero(bad)[0])
+            raise errors.InvalidArgumentError(
+                None, None, f"indices[{pos}] = {flat_nd[pos].tolist()} does not index into param "
+                f"shape {list(value.shape)}")
+        return value[tuple(flat_nd.unbind(1))].reshape(tuple(idx.shape[:-1]) + tuple(value.shape[k:]))
+
+    # -- operand conversion ------------------------------------------------------
+    def _operand(self, value: Any) -> tuple:
+        """`(tensor, fresh)`: `value` as this variable's dtype and device.
+
+        TF's rules: a Python float never becomes an int (`TypeError`), a tensor
+        of another dtype is a `ValueError`, numpy arrays are cast. `fresh`
+        says nobody else holds the tensor, so it may become the storage.
+        """
+        if isinstance(value, torch.Tensor):
+            if value.dtype is not self._tdtype:
+                raise conversion_error(self._dtype, value)
+            t, fresh = value, False
+        elif _is_variable(value):
+            t, fresh = value._dense_var_to_tensor(dtype=self._dtype), False
+        else:
+            t, fresh = convert_to_tensor(value, dtype=self._dtype), True
+        if t.requires_grad:
+            t = t.detach()
+        if t.device != self._tdevice:
+            t, fresh = t.to(self._tdevice), True
+        return t, fresh
+
+    def _check_same_shape(self, t: torch.Tensor, current: torch.Tensor) -> None:
+        if t.shape != current.shape:
+            raise errors.InvalidArgumentError(
+                None, None,
+                f"Cannot update variable with shape {list(current.shape)} using a Tensor with shape "
+                f"{list(t.shape)}, shapes must be equal.")
+
+    # -- assign family --------------------------------------------------------------
+    def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
+               read_value: bool = True) -> Any:
+        """Replace the value. Returns the variable (None with `read_value=False`).
+
+        The new value must be compatible with the declared shape; a variable
+        declared with a partial shape may change shape.
+        """
+        t, fresh = self._operand(value)
+        res = self._resource
+        if not self._shape.is_compatible_with(tuple(t.shape)):
+            raise ValueError(
+                f"Cannot assign value to variable '{self._name}': Shape mismatch. The variable "
+                f"shape {self._shape}, and the assigned value shape {_shape_text(t.shape)} are "
+                "incompatible.")
+        if t.shape == res.value.shape and not res.must_copy():
+            res.value.copy_(t)
+        else:
+            res.replace(t.contiguous() if fresh else t.clone(memory_format=torch.contiguous_format))
+        return self if read_value else None
+
+    def _update(self, delta: Any, fn: Any, inplace: Any) -> None:
+        res = self._resource
+        if type(delta) is torch.Tensor and delta.dtype is self._tdtype and not delta.requires_grad:
+            t = delta
+        else:
+            t, _ = self._operand(delta)
+        current = res.value
+        if t.shape != current.shape:
+            self._check_same_shape(t, current)
+        if res.aliased and res.must_copy():
+            res.replace(fn(current, t))
+            return
+        try:
+            inplace(current, t)
+        except RuntimeError as e:
+            if t.device != current.device:
+                inplace(current, t.to(current.device))
+            else:
+                raise errors.InvalidArgumentError(None, None, str(e)) from None
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Any:
+        """`v += delta` in place (delta of the variable's exact shape and dtype)."""
+        self._update(delta, torch.add, torch.Tensor.add_)
+        return self if read_value else None
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Any:
+        """`v -= delta` in place (delta of the variable's exact shape and dtype)."""
+        self._update(delta, torch.sub, torch.Tensor.sub_)
+        return self if read_value else None
+
+    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
+        """`v[key].assign(value)`: write `value` (broadcast) into the slice, in place."""
+        res = self._resource
+        t, _ = self._operand(value)
+        if slicing.is_mask(key):
+            mask = convert_to_tensor(key).to(res.value.device)
+            target_shape = (int(mask.sum()),) + tuple(res.value.shape[mask.dim():])
+            fitted = self._fit(t, target_shape)
+            res.exclusive()[mask] = fitted
+            return self if read_value else None
+        p = slicing.plan(res.value.shape, key)
+        region_shape = res.value[p.key].shape
+        fitted = self._fit(t, region_shape)
+        if p.flip:
+            fitted = fitted.flip(p.flip)
+        res.exclusive()[p.key].copy_(fitted)
+        return self if read_value else None
+
+    @staticmethod
+    def _fit(t: torch.Tensor, shape: Any) -> torch.Tensor:
+        try:
+            return slicing.fit_value(t, shape)
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot broadcast input shape {list(t.shape)} into final shape "
+                f"{list(shape)}") from None
+
+    # -- scatter family -------------------------------------------------------------
+    def _scatter(self, kind: str, sparse_delta: Any) -> "ResourceVariable":
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
+                            f"{sparse_delta!r}")
+        updates, _ = self._operand(sparse_delta.values)
+        idx, upd = scatter.rows(self._resource.value, sparse_delta.indices, updates)
+        scatter.apply(kind, self._resource.exclusive(), idx, upd)
+        return self
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Set rows `sparse_delta.indices` to `sparse_delta.values`."""
+        return self._scatter("update", sparse_delta)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Add `values` to rows `indices`; duplicate indices accumulate."""
+        return self._scatter("add", sparse_delta)
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Subtract `values` from rows `indices`; duplicate indices accumulate."""
+        return self._scatter("sub", sparse_delta)
+
+    def scatter_mul(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Multiply rows `indices` by `values`; duplicates multiply in."""
+        return self._scatter("mul", sparse_delta)
+
+    def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Divide rows `indices` by `values`; duplicates divide in."""
+        return self._scatter("div", sparse_delta)
+
+    def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Rows `indices` become `min(row, values)`."""
+        return self._scatter("min", sparse_delta)
+
+    def scatter_max(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Rows `indices` become `max(row, values)`."""
+        return self._scatter("max", sparse_delta)
+
+    def _scatter_nd(self, kind: str, indices: Any, updates: Any) -> "ResourceVariable":
+        upd, _ = self._operand(updates)
+        current = self._resource.value
+        idx, flat_upd, k = scatter.nd_rows(current, indices, upd)
+        target = self._resource.exclusive()
+        view = target.reshape((-1,) + tuple(target.shape[k:]))
+        scatter.apply(kind, view, idx, flat_upd)
+        return self
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        """`tf.tensor_scatter_nd_update` in place: `v[indices[i]] = updates[i]`."""
+        return self._scatter_nd("update", indices, updates)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        """`v[indices[i]] += updates[i]`; duplicates accumulate."""
+        return self._scatter_nd("add", indices, updates)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        """`v[indices[i]] -= updates[i]`; duplicates accumulate."""
+        return self._scatter_nd("sub", indices, updates)
+
+    def batch_scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        """Per-batch `scatter_update`: `indices` of shape `batch + [n]` index the axis after them."""
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
+                            f"{sparse_delta!r}")
+        current = self._resource.value
+        idx = convert_to_tensor(sparse_delta.indices).to(current.device).to(torch.long)
+        if idx.dim() == 1:
+            return self._scatter("update", sparse_delta)
+        batch = tuple(idx.shape[:-1])
+        if tuple(current.shape[:len(batch)]) != batch:
+            raise ValueError(f"The batch dimensions of indices {list(batch)} must match the leading "
+                             f"dimensions of the variable {list(current.shape)}.")
+        grids = torch.meshgrid(*[torch.arange(d, device=current.device) for d in idx.shape],
+                               indexing="ij")
+        nd = torch.stack(list(grids[:-1]) + [idx], dim=-1)
+        return self._scatter_nd("update", nd, sparse_delta.values)
+
+    def count_up_to(self, limit: int) -> torch.Tensor:
+        """Deprecated TF op: return the value and add 1, failing once `limit` is reached."""
+        if self._tdtype not in (torch.int32, torch.int64):
+            raise errors.InvalidArgumentError(
+                None, None, f"Value for attr 'T' of {self._dtype.name} is not in the list of "
+                "allowed values: int32, int64")
+        old = self._resource.value.clone()
+        if int(old) >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        self.assign_add(torch.ones_like(old))
+        return old
+
+    # -- copying ----------------------------------------------------------------
+    def __deepcopy__(self, memo: dict) -> "ResourceVariable":
+        with device_lib.device(self._device_name), name_scope(""):
+            copied = ResourceVariable(
+                initial_value=self._resource.value.clone(), trainable=self._trainable,
+                constraint=self._constraint, name=self._shared_name,
+                synchronization=self._synchronization, aggregation=self._aggregation,
+                shape=self._shape)
+        memo[id(self)] = copied
+        return copied
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild, (self.numpy(), self._dtype.name, self._trainable, self._shared_name,
+                           self._constraint, self._synchronization.value, self._aggregation.value,
+                           None if self._shape.rank is None else self._shape.as_list()))
+
+
+def _rebuild(value: Any, dtype: str, trainable: bool, name: str, constraint: Any,
+             synchronization: int, aggregation: int, shape: Any) -> ResourceVariable:
+    from .enums import VariableAggregation, VariableSynchronization
+    with name_scope(""):
+        return ResourceVariable(
+            initial_value=torch.from_numpy(value).to(dtypes.to_torch(dtype)) if dtype == "bfloat16"
+            else value, dtype=dtype, trainable=trainable, name=name, constraint=constraint,
+            synchronization=VariableSynchronization(synchronization),
+            aggregation=VariableAggregation(aggregation), shape=shape)
+
+
+_ = copy  # deepcopy support is the __deepcopy__ above

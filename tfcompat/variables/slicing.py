@@ -1,0 +1,152 @@
+"""TF's `__getitem__` (strided slice) on torch tensors, for reads and assigns.
+
+TF slicing is numpy's basic slicing: ints (negative from the end,
+out-of-range is an error), slices with any non-zero step (negative steps
+included, which torch does not support), `...`, `tf.newaxis`, and scalar
+integer tensors. A list key is a tuple of indices (`v[[0, 1]]` is
+`v[0, 1]`), and a key that is a boolean tensor or array is a mask
+(`tf.boolean_mask`).
+
+A negative-step slice selects the same elements as a positive-step slice,
+in reverse order. So every TF key becomes one torch basic-indexing key (a
+view) plus a set of result axes to flip. Reads flip the view; slice
+assignment writes the flipped value into the view, in place.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from ..framework import errors
+
+__all__ = ["SlicePlan", "plan", "is_mask", "read"]
+
+
+class SlicePlan(NamedTuple):
+    key: tuple           # torch basic-indexing key: ints, slices, None
+    flip: tuple          # axes of the result to reverse
+
+
+_BAD_INDEX = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+              "tf.int32/tf.int64 tensors are valid indices, got {!r}")
+
+
+def is_mask(key: Any) -> bool:
+    """Whether `key` is a boolean mask (TF routes those to `tf.boolean_mask`)."""
+    if isinstance(key, bool):
+        return True
+    if isinstance(key, torch.Tensor):
+        return key.dtype is torch.bool
+    if isinstance(key, np.ndarray):
+        return key.dtype == np.bool_
+    return getattr(key, "dtype", None) == "bool" and hasattr(key, "_tfcompat_tensor_like")
+
+
+def _as_index(item: Any) -> int:
+    if isinstance(item, bool):
+        raise TypeError(_BAD_INDEX.format(item))
+    if isinstance(item, numbers.Integral):
+        return int(item)
+    if isinstance(item, (torch.Tensor, np.ndarray, np.generic)) or hasattr(item, "_tfcompat_tensor_like"):
+        arr = item.numpy() if hasattr(item, "numpy") and not isinstance(item, np.ndarray) else np.asarray(item)
+        if np.ndim(arr) == 0 and np.issubdtype(np.asarray(arr).dtype, np.integer):
+            return int(arr)
+    raise TypeError(_BAD_INDEX.format(item))
+
+
+def _slice_bound(value: Any) -> Any:
+    return None if value is None else _as_index(value)
+
+
+def plan(shape: torch.Size, key: Any) -> SlicePlan:
+    """Translate a TF slice key for a tensor of `shape` into a `SlicePlan`."""
+    items = list(key) if isinstance(key, (tuple, list)) else [key]
+    ellipses = sum(1 for it in items if it is Ellipsis)
+    if ellipses > 1:
+        raise errors.InvalidArgumentError(None, None, "Multiple ellipses in slice spec not allowed")
+    consuming = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if consuming > len(shape):
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"Index out of range using input dim {len(shape)}; input has only {len(shape)} dims")
+    out_key: list = []
+    flip: list = []
+    dim = 0       # input axis
+    out_dim = 0   # result axis
+    for it in items:
+        if it is Ellipsis:
+            span = len(shape) - consuming
+            out_key.extend([slice(None)] * span)
+            dim += span
+            out_dim += span
+        elif it is None:
+            out_key.append(None)
+            out_dim += 1
+        elif isinstance(it, slice):
+            n = shape[dim]
+            step = 1 if it.step is None else _as_index(it.step)
+            if step == 0:
+                raise errors.InvalidArgumentError(None, None, f"strides[{dim}] must be non-zero")
+            start, stop = _slice_bound(it.start), _slice_bound(it.stop)
+            if step > 0:
+                out_key.append(slice(start, stop, step))
+            else:
+                rng = range(*slice(start, stop, step).indices(n))
+                if len(rng) == 0:
+                    out_key.append(slice(0, 0))
+                else:
+                    out_key.append(slice(rng[-1], rng[0] + 1, -step))
+                    flip.append(out_dim)
+            dim += 1
+            out_dim += 1
+        else:
+            index = _as_index(it)
+            n = shape[dim]
+            if not -n <= index < n:
+                raise errors.InvalidArgumentError(
+                    None, None,
+                    f"slice index {index if index >= 0 else index + n} of dimension {dim} out of "
+                    "bounds.")
+            out_key.append(index)
+            dim += 1
+    return SlicePlan(tuple(out_key), tuple(flip))
+
+
+def read(t: torch.Tensor, key: Any) -> torch.Tensor:
+    """`t[key]` with TF's semantics (a view unless a step is negative or a mask is used)."""
+    if is_mask(key):
+        return boolean_mask(t, key)
+    p = plan(t.shape, key)
+    out = t[p.key]
+    return out.flip(p.flip) if p.flip else out
+
+
+def boolean_mask(t: torch.Tensor, mask: Any) -> torch.Tensor:
+    """`tf.boolean_mask(t, mask)` for a mask over `t`'s leading axes."""
+    if isinstance(mask, bool) or (hasattr(mask, "ndim") and mask.ndim == 0):
+        raise ValueError("mask cannot be scalar.")
+    if not isinstance(mask, torch.Tensor):
+        mask = torch.as_tensor(np.asarray(mask) if not hasattr(mask, "numpy") else mask.numpy())
+    mask = mask.to(t.device)
+    k = mask.dim()
+    if tuple(t.shape[:k]) != tuple(mask.shape):
+        raise ValueError(
+            f"Shapes {tuple(t.shape[:k])} and {tuple(mask.shape)} are incompatible: the mask must "
+            "match the leading dimensions of the tensor.")
+    return t.reshape((-1,) + tuple(t.shape[k:]))[mask.reshape(-1)]
+
+
+def fit_value(value: torch.Tensor, target: torch.Size) -> torch.Tensor:
+    """Broadcast `value` to `target`, dropping leading size-1 axes (numpy's assign rule)."""
+    while value.dim() > len(target) and value.shape[0] == 1:
+        value = value[0]
+    try:
+        return value.expand(target)
+    except RuntimeError:
+        raise ValueError(
+            f"Cannot assign a value of shape {tuple(value.shape)} to a slice of shape "
+            f"{tuple(target)}: the shapes must match or broadcast.") from None
