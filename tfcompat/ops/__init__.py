@@ -1,1 +1,48 @@
-"""The TF op subset, as thin mappings over torch with TF's argument names and semantics."""
+"""The TF op subset, as thin mappings over torch with TF's argument names and semantics.
+
+This package re-exports, with `__all__`, exactly the ops TensorFlow exposes
+at top level (`tf.add`, `tf.reshape`, `tf.reduce_sum`, ...); the `tf.math`,
+`tf.nn`, `tf.random`, `tf.linalg` and `tf.bitwise` namespaces live in
+`tfcompat/math.py`, `nn.py`, `random.py`, `linalg.py` and `bitwise.py`.
+Each op lives in the module of its concept:
+
+* `math_ops`: element-wise binary arithmetic, comparison, logic, `matmul`, `cast`
+* `unary_ops`: `square`, `sqrt`, `exp`, `log`, `sign`, `sigmoid`, `tanh`, ...
+* `reduction_ops`: `reduce_*`, `argmax`, `cumsum`, `add_n`
+* `array_ops`: reshape, transpose, concat/stack/split, squeeze, tile, pad, shape
+* `creation_ops`: zeros, ones, fill, range, one_hot and the `*_like` ops
+* `indexing_ops`: gather/scatter, segments, `boolean_mask`, `where`, `unique`
+* `nn_ops`, `clip_ops`, `random_ops`
+"""
+
+from ..autodiff.tape import stop_gradient
+from .array_ops import (concat, expand_dims, identity, pad, rank, reshape, shape, size, split,
+                        squeeze, stack, tile, transpose, unstack)
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
+from .creation_ops import fill, one_hot, ones, ones_like, range, zeros, zeros_like
+from .indexing_ops import (boolean_mask, gather, gather_nd, scatter_nd, tensor_scatter_nd_add,
+                           tensor_scatter_nd_update, unique, where)
+from .math_ops import (abs, add, cast, divide, equal, greater, greater_equal, less, less_equal,
+                       logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
+                       negative, not_equal, pow, saturate_cast, subtract, truediv)
+from .reduction_ops import (add_n, argmax, cumsum, reduce_all, reduce_any, reduce_max,
+                            reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from .unary_ops import exp, sigmoid, sign, sqrt, square, tanh
+
+__all__ = [
+    # math
+    "add", "subtract", "multiply", "divide", "truediv", "pow", "negative", "abs", "sign",
+    "square", "sqrt", "exp", "sigmoid", "tanh", "maximum", "minimum", "matmul", "add_n",
+    "cast", "saturate_cast",
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+    "reduce_all", "argmax", "cumsum",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_not",
+    "clip_by_value", "clip_by_norm", "clip_by_global_norm",
+    # array
+    "reshape", "transpose", "concat", "stack", "unstack", "split", "expand_dims", "squeeze",
+    "tile", "pad", "identity", "stop_gradient", "shape", "size", "rank",
+    "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "one_hot",
+    "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+    "boolean_mask", "where", "unique",
+]

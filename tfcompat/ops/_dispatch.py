@@ -110,6 +110,11 @@ def run(fn: Any, *tensors: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     try:
         return fn(*tensors, **kwargs)
     except RuntimeError as e:
-        if "same device" not in str(e):
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
-        return fn(*same_device(tensors), **kwargs)
+        if "same device" in str(e):
+            return fn(*same_device(tensors), **kwargs)
+        if "must match the size of tensor" in str(e) and len(tensors) == 2:
+            raise errors.InvalidArgumentError(
+                None, None, f"Incompatible shapes: {list(tensors[0].shape)} vs. "
+                f"{list(tensors[1].shape)}: the shapes must be equal or broadcast "
+                "(dimensions equal or 1).") from None
+        raise errors.InvalidArgumentError(None, None, str(e)) from None

@@ -31,17 +31,50 @@ __all__ = [
 ]
 
 
+def _first_dtype(values: tuple) -> Optional[torch.dtype]:
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            return v.dtype
+        if getattr(v, "_tfcompat_tensor_like", False):
+            return dtypes.to_torch(v.dtype)
+    return None
+
+
+def _matched(op: str, allowed: frozenset, x: Any, y: Any) -> tuple:
+    """`D.matched` inputs whose dtype TF's kernel accepts, failing in TF's order.
+
+    TF first converts Python values to the first tensor's dtype (their
+    `TypeError` wins), then checks that dtype against the kernel's list, and
+    only then compares the other tensors with it: `float_tensor ^
+    int_tensor` reports the float, not a mismatch.
+    """
+    first = _first_dtype((x, y))
+    if first is not None and first not in allowed:
+        for v in (x, y):
+            if not (isinstance(v, torch.Tensor) or getattr(v, "_tfcompat_tensor_like", False)):
+                convert_to_tensor(v, dtype=dtypes.from_torch(first))
+        D.check_dtype(op, torch.empty(0, dtype=first), allowed)
+    xt, yt = D.matched(op, x, y)
+    D.check_dtype(op, xt, allowed)
+    return xt, yt
+
+
+def _hinted(op: str, allowed: frozenset, x: Any, y: Any) -> tuple:
+    """`D.hinted` inputs whose dtype TF's kernel accepts (the first input's, checked first)."""
+    xt = convert_to_tensor(x)
+    D.check_dtype(op, xt, allowed)
+    return D.hinted(op, xt, y)
+
+
 def add(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.add`: `x + y` with broadcasting; both of one dtype (no bool)."""
-    xt, yt = D.hinted("AddV2", x, y)
-    D.check_dtype("AddV2", xt, D.NUMERIC)
+    xt, yt = _hinted("AddV2", D.NUMERIC, x, y)
     return D.run(torch.add, xt, yt)
 
 
 def subtract(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.subtract`: `x - y`."""
-    xt, yt = D.matched("Sub", x, y)
-    D.check_dtype("Sub", xt, D.NUMERIC)
+    xt, yt = _matched("Sub", D.NUMERIC, x, y)
     return D.run(torch.sub, xt, yt)
 
 
@@ -90,8 +123,7 @@ def _check_int_divisor(op: str, yt: torch.Tensor) -> None:
 
 def floordiv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.floordiv`: rounds toward -inf; on floats `floor(x / y)` as TF's kernel."""
-    xt, yt = D.matched("FloorDiv", x, y)
-    D.check_dtype("FloorDiv", xt, D.REAL)
+    xt, yt = _matched("FloorDiv", D.REAL, x, y)
     if xt.dtype in D.FLOATS:
         return torch.floor(D.run(torch.div, xt, yt))
     _check_int_divisor("FloorDiv", yt)
@@ -100,8 +132,7 @@ def floordiv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
 
 def floormod(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.floormod`: remainder with the sign of the divisor (Python's `%`)."""
-    xt, yt = D.matched("FloorMod", x, y)
-    D.check_dtype("FloorMod", xt, D.REAL)
+    xt, yt = _matched("FloorMod", D.REAL, x, y)
     if xt.dtype in D.FLOATS:
         trunc = D.run(torch.fmod, xt, yt)
         fix = (trunc != 0) & ((yt < 0) != (trunc < 0))
@@ -115,8 +146,7 @@ mod = floormod
 
 def pow(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A001 - TF name
     """`tf.math.pow`: `x ** y`; integers to negative integer powers are an error."""
-    xt, yt = D.matched("Pow", x, y)
-    D.check_dtype("Pow", xt, D.NUMERIC)
+    xt, yt = _matched("Pow", D.SIGNED, x, y)  # TF has no unsigned Pow kernel
     if xt.dtype in D.INTS and bool((yt < 0).any()):
         raise errors.InvalidArgumentError(
             None, None, "Integers to negative integer powers are not allowed [Op:Pow]")
@@ -136,13 +166,15 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_a and adjoint_a (and of transpose_b and "
                          "adjoint_b) can be True.")
-    at, bt = D.hinted("MatMul", a, b)
-    D.check_dtype("MatMul", at, D.NUMERIC)
+    at, bt = _hinted("MatMul", D.NUMERIC, a, b)
     for i, t in enumerate((at, bt)):
         if t.dim() < 2:
+            # TF's kernels word this two ways (MKL float32 vs the others); say both.
+            differ = (f"In[0] and In[1] has different ndims: {_fmt(at.shape)} vs. "
+                      f"{_fmt(bt.shape)}; " if at.dim() != bt.dim() else "")
             raise errors.InvalidArgumentError(
-                None, None, f"In[{i}] ndims must be >= 2 (got shape {tuple(t.shape)}) [Op:MatMul]. "
-                "Use tf.reshape or tf.expand_dims to make a matrix.")
+                None, None, f"{differ}In[{i}] ndims must be >= 2 (got shape {tuple(t.shape)}) "
+                "[Op:MatMul]. Use tf.reshape or tf.expand_dims to make a matrix.")
     if transpose_a or adjoint_a:
         at = at.transpose(-1, -2)
         at = at.conj() if adjoint_a else at
@@ -159,18 +191,92 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     return out
 
 
+class _MaxMin(torch.autograd.Function):
+    """`torch.maximum`/`minimum` with TF's gradient.
+
+    torch splits the gradient of a tie half and half; TF's `Maximum` sends
+    all of it to `x` (mask `x >= y`; `x <= y` for `Minimum`), which matters
+    for `clip_by_value` at its bounds and for `relu`-like uses.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, y: torch.Tensor, is_max: bool) -> torch.Tensor:
+        ctx.save_for_backward(x, y)
+        ctx.is_max = is_max
+        return torch.maximum(x, y) if is_max else torch.minimum(x, y)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        take_x = (x >= y) if ctx.is_max else (x <= y)
+        zero = torch.zeros((), dtype=grad.dtype, device=grad.device)
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            gx = unbroadcast(torch.where(take_x, grad, zero), x.shape)
+        if ctx.needs_input_grad[1]:
+            gy = unbroadcast(torch.where(take_x, zero, grad), y.shape)
+        return gx, gy, None
+
+
+def unbroadcast(grad: torch.Tensor, shape: torch.Size) -> torch.Tensor:
+    """Sum `grad` down to `shape`, undoing broadcasting (TF's `_ReduceGradientArgs`)."""
+    if grad.shape == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape)
+                                if n == 1 and grad.shape[lead + i] != 1]
+    return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+
+
+def _scalar_bound(x: Any, y: Any) -> bool:
+    """Whether `max/min(x, y)` can be `clamp(x, y)`: a real tensor and a Python number it takes.
+
+    Then no tensor is made for `y`, and clamp's gradient is TF's (a tie goes to `x`).
+    """
+    if not isinstance(x, torch.Tensor) or type(y) not in (int, float):
+        return False
+    if x.is_floating_point():
+        return True
+    return type(y) is int and x.dtype in D.INTS and _fits(y, x.dtype)
+
+
+def _fits(value: int, dtype: torch.dtype) -> bool:
+    info = torch.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def _max_min(op: str, x: Any, y: Any, is_max: bool) -> torch.Tensor:
+    if _scalar_bound(x, y):
+        return torch.clamp_min(x, y) if is_max else torch.clamp_max(x, y)
+    xt, yt = _matched(op, D.REAL, x, y)
+    if torch.is_grad_enabled() and (xt.requires_grad or yt.requires_grad):
+        if xt.device != yt.device:
+            xt, yt = D.same_device((xt, yt))
+        try:
+            return _MaxMin.apply(xt, yt, is_max)
+        except RuntimeError as e:
+            raise errors.InvalidArgumentError(None, None, f"{e} [Op:{op}]") from None
+    return D.run(torch.maximum if is_max else torch.minimum, xt, yt)
+
+
+def _fmt(shape: torch.Size) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
 def maximum(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.maximum`: element-wise max with broadcasting."""
-    xt, yt = D.matched("Maximum", x, y)
-    D.check_dtype("Maximum", xt, D.REAL)
-    return D.run(torch.maximum, xt, yt)
+    """`tf.math.maximum`: element-wise max with broadcasting; NaN propagates.
+
+    On a tie the gradient goes to `x` only, as in TF (torch would split it).
+    """
+    return _max_min("Maximum", x, y, True)
 
 
 def minimum(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.minimum`: element-wise min with broadcasting."""
-    xt, yt = D.matched("Minimum", x, y)
-    D.check_dtype("Minimum", xt, D.REAL)
-    return D.run(torch.minimum, xt, yt)
+    """`tf.math.minimum`: element-wise min with broadcasting; NaN propagates.
+
+    On a tie the gradient goes to `x` only, as in TF (torch would split it).
+    """
+    return _max_min("Minimum", x, y, False)
 
 
 def _broadcastable(a: torch.Size, b: torch.Size) -> bool:
@@ -207,8 +313,7 @@ def tensor_equals(x: Any, y: Any, negate: bool = False) -> Any:
 
 def _comparison(op: str, fn: Any) -> Any:
     def compare(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt, yt = D.matched(op, x, y)
-        D.check_dtype(op, xt, D.REAL)
+        xt, yt = _matched(op, D.REAL, x, y)
         return D.run(fn, xt, yt)
     return compare
 
@@ -246,8 +351,7 @@ def logical_not(x: Any, name: Optional[str] = None) -> torch.Tensor:
 
 def _bitwise(op: str, fn: Any) -> Any:
     def bitwise(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt, yt = D.matched(op, x, y)
-        D.check_dtype(op, xt, D.INTS)
+        xt, yt = _matched(op, D.INTS, x, y)
         return D.run(fn, xt, yt)
     return bitwise
 

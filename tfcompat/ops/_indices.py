@@ -1,0 +1,71 @@
+"""Index arguments of TF's gather/scatter ops, and what happens out of range.
+
+TF's kernels disagree by device, and tfcompat follows each:
+
+* on CPU an index outside `[0, n)` is an `InvalidArgumentError` naming
+  the first bad position (`indices[1,0] = 5 is not in [0, 3)`);
+* on GPU nothing is checked: a gather reads zeros and a scatter skips the
+  update. Checking would cost a device-to-host sync per call, which TF does
+  not pay either, so tensors on an accelerator get TF's GPU behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..framework.tensor_conversion import convert_to_tensor
+from . import _dispatch as D
+from ._shape_args import invalid
+
+__all__ = ["index_tensor", "checks_on_host", "all_in_range", "first_bad", "position", "in_range"]
+
+INDEX_TYPES = frozenset({torch.int16, torch.int32, torch.int64})
+
+
+def index_tensor(indices: Any, op: str, attr: str = "Tindices",
+                 allowed: frozenset = INDEX_TYPES) -> torch.Tensor:
+    """`indices` as an integer tensor of a dtype TF's op accepts."""
+    t = convert_to_tensor(indices)
+    if t.dtype not in allowed:
+        names = ", ".join(D.tf_type_name(d) for d in sorted(allowed, key=str))
+        raise invalid(f"Value for attr '{attr}' of {D.tf_type_name(t.dtype)} is not in the list of "
+                      f"allowed values: {names}", op)
+    return t
+
+
+def checks_on_host(t: torch.Tensor) -> bool:
+    """Whether TF validates indices for data on `t`'s device (its CPU kernels do)."""
+    return t.device.type == "cpu"
+
+
+def all_in_range(idx: torch.Tensor, n: int) -> bool:
+    """Whether every index is in `[0, n)`: the fast check before looking for the bad one."""
+    if idx.numel() == 0:
+        return True
+    lo, hi = torch.aminmax(idx)
+    return bool(lo >= 0) and bool(hi < n)
+
+
+def position(shape: tuple, flat: int) -> str:
+    """TF's rendering of an element position: `[1,2]`, or `` for a scalar."""
+    if not shape:
+        return ""
+    coords = []
+    for n in reversed(shape):
+        coords.append(flat % n)
+        flat //= n
+    return "[" + ",".join(str(c) for c in reversed(coords)) + "]"
+
+
+def first_bad(bad: torch.Tensor) -> int:
+    """Flat position of the first True in `bad`, or -1."""
+    flat = bad.reshape(-1)
+    if flat.numel() == 0 or not bool(flat.any()):
+        return -1
+    return int(torch.argmax(flat.to(torch.uint8)))
+
+
+def in_range(idx: torch.Tensor, n: int) -> torch.Tensor:
+    return (idx >= 0) & (idx < n)

@@ -1,0 +1,420 @@
+"""Gather, scatter, segment and mask ops: TF's indexing semantics over torch's index ops.
+
+| TF op                       | torch                                       |
+|-----------------------------|---------------------------------------------|
+| gather                      | `index_select` (advanced indexing with      |
+|                             | `batch_dims`); variables: `sparse_read`     |
+| gather_nd                   | advanced indexing with the index columns    |
+| scatter_nd, tensor_scatter_*| `index_put` on a view whose first axis      |
+|                             | enumerates the indexed leading axes         |
+| unsorted_segment_sum        | `index_add` into `num_segments` rows        |
+| boolean_mask, where(cond)   | `nonzero` (data-dependent shape: one sync)  |
+| unique                      | `torch.unique` re-ordered by first occurrence|
+
+Out-of-range indices follow TF per device (see `_indices`): an error on
+CPU; on an accelerator a gather reads zeros and a scatter drops the update.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, Optional
+
+import torch
+
+from ..framework import dtypes, errors
+from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from . import _dispatch as D
+from ._indices import (all_in_range, checks_on_host, first_bad, in_range, index_tensor,
+                       position)
+from ._shape_args import int_values, invalid, shape_arg, single_axis
+
+__all__ = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
+           "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique"]
+
+
+def _is_variable(x: Any) -> bool:
+    return getattr(x, "_tfcompat_variable", False)
+
+
+def _is_zero_axis(axis: Any) -> bool:
+    return axis is None or (not isinstance(axis, (list, tuple)) and single_axis(axis, "GatherV2") == 0)
+
+
+# ---------------------------------------------------------------------------
+# gather
+# ---------------------------------------------------------------------------
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.gather`: slices of `params` along `axis` at `indices`.
+
+    Output shape `params.shape[:axis] + indices.shape[batch_dims:] +
+    params.shape[axis + 1:]`. With `batch_dims = b` the first `b` axes of
+    params and indices are batch axes gathered pairwise. A variable with
+    `axis` 0 reads through `sparse_read`, so its gradient is
+    `tf.IndexedSlices`, as in TF.
+    """
+    if _is_variable(params) and batch_dims == 0 and _is_zero_axis(axis):
+        return params.sparse_read(indices)
+    p = convert_to_tensor(params)
+    idx = index_tensor(indices, "GatherV2")
+    bd = int(batch_dims)
+    if bd < 0:
+        bd += idx.dim()
+    a = bd if axis is None else single_axis(axis, "GatherV2")
+    if a < 0:
+        a += p.dim()
+    if p.dim() == 0:
+        raise invalid("params must be at least 1 dimensional", "GatherV2")
+    if not 0 <= a < p.dim():
+        raise invalid(f"Shape must be at least rank {a + 1} but is rank {p.dim()}", "GatherV2")
+    if not 0 <= bd <= idx.dim() or bd > a:
+        raise invalid(f"batch_dims ({batch_dims}) must be in [0, rank(indices) = {idx.dim()}] and "
+                      f"<= axis ({a})", "GatherV2")
+    if tuple(p.shape[:bd]) != tuple(idx.shape[:bd]):
+        raise invalid(f"params.shape[:batch_dims] = {list(p.shape[:bd])} must equal "
+                      f"indices.shape[:batch_dims] = {list(idx.shape[:bd])}", "GatherV2")
+    if idx.device != p.device:
+        idx = idx.to(p.device)
+    n = p.shape[a]
+    valid = _guard_gather(idx, n)
+    safe = idx if valid is None else idx.clamp(0, max(n - 1, 0))
+    if safe.dtype is torch.int16:
+        safe = safe.to(torch.int64)  # index_select takes int32 and int64
+    if n == 0 and safe.numel():
+        out_shape = tuple(p.shape[:a]) + tuple(idx.shape[bd:]) + tuple(p.shape[a + 1:])
+        return torch.zeros(out_shape, dtype=p.dtype, device=p.device)
+    if bd == 0:
+        out = torch.index_select(p, a, safe.reshape(-1)).reshape(
+            tuple(p.shape[:a]) + tuple(idx.shape) + tuple(p.shape[a + 1:]))
+    else:
+        out = _batched_gather(p, safe, a, bd)
+    if valid is not None:
+        lead, rest = a - bd, p.dim() - a - 1
+        mask = valid.reshape(tuple(idx.shape[:bd]) + (1,) * lead + tuple(idx.shape[bd:]) + (1,) * rest)
+        out = torch.where(mask, out, torch.zeros((), dtype=out.dtype, device=out.device))
+    return out
+
+
+def _guard_gather(idx: torch.Tensor, n: int) -> Optional[torch.Tensor]:
+    """Raise TF's CPU error for a bad index; on an accelerator return the valid mask instead."""
+    if checks_on_host(idx):
+        if all_in_range(idx, n):
+            return None
+        pos = first_bad(~in_range(idx, n))
+        if pos >= 0:
+            value = int(idx.reshape(-1)[pos])
+            raise invalid(f"indices{position(tuple(idx.shape), pos)} = {value} is not in [0, {n})",
+                          "GatherV2")
+        return None
+    return in_range(idx, n)
+
+
+def _batched_gather(p: torch.Tensor, idx: torch.Tensor, a: int, bd: int) -> torch.Tensor:
+    """`gather` with `batch_dims = bd > 0`: one gather per batch element, by advanced indexing."""
+    batch = tuple(p.shape[:bd])
+    nb = _prod(batch)
+    pf = p.reshape((nb,) + tuple(p.shape[bd:])).movedim(a - bd + 1, 1)  # [nb, n, middle..., rest...]
+    inner = tuple(idx.shape[bd:])
+    i = idx.reshape((nb,) + inner)
+    rows = torch.arange(nb, device=p.device).reshape((nb,) + (1,) * len(inner))
+    out = pf[rows, i]  # [nb, inner..., middle..., rest...]
+    k, m = len(inner), a - bd
+    order = [0] + list(range(k + 1, k + 1 + m)) + list(range(1, k + 1)) + list(
+        range(k + 1 + m, out.dim()))
+    out = out.permute(order)
+    return out.reshape(batch + tuple(out.shape[1:]))
+
+
+# ---------------------------------------------------------------------------
+# gather_nd / scatter_nd
+# ---------------------------------------------------------------------------
+
+def _fmt_shape(shape: Any) -> str:
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def _prod(dims: Any) -> int:
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+def _nd_rows(idx: torch.Tensor, lead: tuple, op: str, bad_row: str) -> tuple:
+    """`(linear, valid)`: each index row of `idx` as a position in the flattened `lead` axes.
+
+    On CPU a bad row raises TF's error (`bad_row` is its tail, after
+    "indices[i] = [..] ") and `valid` is None; on an accelerator `valid`
+    marks the rows TF's GPU kernels skip.
+    """
+    k = len(lead)
+    outer = tuple(idx.shape[:-1])
+    rows = idx.reshape(_prod(outer), k).to(torch.int64)
+    bounds = torch.tensor(lead, dtype=torch.int64, device=idx.device)
+    ok = ((rows >= 0) & (rows < bounds)).all(dim=1)
+    valid = None
+    if checks_on_host(idx):
+        pos = first_bad(~ok)
+        if pos >= 0:
+            raise invalid(f"indices{position(outer, pos)} = {rows[pos].tolist()} {bad_row}", op)
+    else:
+        valid = ok
+    strides = [1] * k
+    for i in range(k - 2, -1, -1):
+        strides[i] = strides[i + 1] * lead[i + 1]
+    linear = (rows * torch.tensor(strides, dtype=torch.int64, device=idx.device)).sum(dim=1)
+    return linear, valid
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
+              name: Optional[str] = None) -> torch.Tensor:
+    """`tf.gather_nd`: slices of `params` at the index vectors in `indices`' last axis.
+
+    Output shape `indices.shape[:-1] + params.shape[indices.shape[-1]:]`
+    (after `batch_dims` leading batch axes). Variables use their own
+    `gather_nd`, as TF.
+    """
+    if _is_variable(params) and batch_dims == 0:
+        return params.gather_nd(indices)
+    p = convert_to_tensor(params)
+    idx = index_tensor(indices, "GatherNd")
+    if idx.dim() == 0:
+        raise invalid("indices must be at least a vector", "GatherNd")
+    bd = int(batch_dims)
+    k = idx.shape[-1]
+    if k > p.dim() - bd:
+        raise invalid(f"index innermost dimension length must be <= params rank; saw: {k} vs. "
+                      f"{p.dim() - bd}", "GatherNd")
+    if tuple(p.shape[:bd]) != tuple(idx.shape[:bd]):
+        raise invalid(f"Batch dimensions of params {list(p.shape[:bd])} and indices "
+                      f"{list(idx.shape[:bd])} must match", "GatherNd")
+    if idx.device != p.device:
+        idx = idx.to(p.device)
+    batch = tuple(p.shape[:bd])
+    lead = tuple(p.shape[bd:bd + k])
+    tail = tuple(p.shape[bd + k:])
+    inner = tuple(idx.shape[bd:-1])
+    linear, valid = _nd_rows(idx, lead, "GatherNd", f"does not index into param shape "
+                             f"{_fmt_shape(p.shape)}, node name: GatherNd")
+    m = _prod(lead)
+    if bd:
+        # Batch b's rows live at b * m in the flattened params.
+        linear = linear + (torch.arange(_prod(batch), device=p.device) * m).repeat_interleave(
+            _prod(inner))
+    flat = p.reshape((_prod(batch) * m,) + tail)
+    if valid is not None:
+        linear = torch.where(valid, linear, torch.zeros_like(linear))
+    if flat.shape[0] == 0:
+        out = torch.zeros((linear.numel(),) + tail, dtype=p.dtype, device=p.device)
+    else:
+        out = flat.index_select(0, linear)
+    if valid is not None:
+        out = torch.where(valid.reshape((-1,) + (1,) * len(tail)), out,
+                          torch.zeros((), dtype=out.dtype, device=out.device))
+    return out.reshape(batch + inner + tail)
+
+
+def _scatter(op: str, base: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor,
+             accumulate: bool) -> torch.Tensor:
+    """`base` with `upd` written (or added) at the index rows of `idx`; out of place."""
+    if idx.dim() == 0:
+        raise invalid("indices must be at least a vector", op)
+    k = idx.shape[-1]
+    shape = tuple(base.shape)
+    if k > len(shape):
+        raise invalid(f"indices.shape[-1] must be <= params.dims(): {k} vs. {len(shape)}", op)
+    outer = tuple(idx.shape[:-1])
+    tail = shape[k:]
+    if tuple(upd.shape) != outer + tail:
+        raise invalid(f"updates.shape {list(upd.shape)} must be indices.shape[:-1] + "
+                      f"shape[indices.shape[-1]:] = {list(outer + tail)} (indices.shape = "
+                      f"{list(idx.shape)}, shape = {list(shape)})", op)
+    if idx.device != base.device:
+        idx = idx.to(base.device)
+    if upd.device != base.device:
+        upd = upd.to(base.device)
+    lead = shape[:k]
+    linear, valid = _nd_rows(idx, lead, op, f"does not index into shape {_fmt_shape(shape)}")
+    m = _prod(lead)
+    flat = base.reshape((m,) + tail)
+    rows = upd.reshape((linear.numel(),) + tail)
+    if valid is not None:
+        # Rows TF's GPU kernel would skip land in one extra row, dropped afterwards.
+        linear = torch.where(valid, linear, torch.full_like(linear, m))
+        flat = torch.cat([flat, flat.new_zeros((1,) + tail)])
+    out = flat.index_put((linear,), rows, accumulate=accumulate)
+    if valid is not None:
+        out = out[:m]
+    return out.reshape(shape)
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.scatter_nd`: zeros of `shape` with `updates` added at `indices` (duplicates sum)."""
+    idx = index_tensor(indices, "ScatterNd")
+    upd = convert_to_tensor(updates)
+    dims = shape_arg(shape, "ScatterNd", allow_scalar=False)
+    base = torch.zeros(dims, dtype=upd.dtype, device=upd.device)
+    return _scatter("ScatterNd", base, idx, upd, accumulate=True)
+
+
+def _tensor_scatter_inputs(op: str, tensor: Any, indices: Any, updates: Any) -> tuple:
+    t = convert_to_tensor(tensor)
+    idx = index_tensor(indices, op)
+    if isinstance(updates, torch.Tensor) or getattr(updates, "_tfcompat_tensor_like", False):
+        upd = convert_to_tensor(updates)
+        if upd.dtype is not t.dtype:
+            raise D.mismatch(op, 2, t.dtype, upd.dtype)
+    else:
+        upd = convert_to_tensor(updates, dtype=dtypes.from_torch(t.dtype))
+    return t, idx, upd
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
+                             name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensor_scatter_nd_update`: a copy of `tensor` with `updates` written at `indices`.
+
+    With duplicate indices one of the updates wins (which one is unspecified,
+    in TF as in torch).
+    """
+    t, idx, upd = _tensor_scatter_inputs("TensorScatterUpdate", tensor, indices, updates)
+    return _scatter("TensorScatterUpdate", t, idx, upd, accumulate=False)
+
+
+def tensor_scatter_nd_add(tensor: Any, indices: Any, updates: Any,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensor_scatter_nd_add`: a copy of `tensor` with `updates` added at `indices`."""
+    t, idx, upd = _tensor_scatter_inputs("TensorScatterAdd", tensor, indices, updates)
+    if t.dtype is torch.bool:
+        raise errors.NotFoundError(
+            None, None, "TensorScatterAdd has no kernel for bool tensors (as in TF): use "
+            "tf.tensor_scatter_nd_update, or cast to an integer dtype first.")
+    return _scatter("TensorScatterAdd", t, idx, upd, accumulate=True)
+
+
+# ---------------------------------------------------------------------------
+# segments, masks, where, unique
+# ---------------------------------------------------------------------------
+
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
+                         name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.unsorted_segment_sum`: `out[i] = sum of data[j...] where segment_ids[j...] == i`.
+
+    Output shape `[num_segments] + data.shape[segment_ids.ndim:]`; negative
+    ids are dropped, as in TF; ids `>= num_segments` are an error on CPU.
+    """
+    d = convert_to_tensor(data)
+    D.check_dtype("UnsortedSegmentSum", d, D.NUMERIC)
+    ids = index_tensor(segment_ids, "UnsortedSegmentSum")
+    num = int_values(num_segments, "UnsortedSegmentSum", attr="Tnumsegments")
+    if isinstance(num, list):
+        raise invalid(f"num_segments should be a scalar, got {num}", "UnsortedSegmentSum")
+    if num < 0:
+        raise invalid(f"Input num_segments == {num} must not be negative.", "UnsortedSegmentSum")
+    if tuple(d.shape[:ids.dim()]) != tuple(ids.shape):
+        raise invalid(f"data.shape = {_fmt_shape(d.shape)} does not start with segment_ids.shape = "
+                      f"{_fmt_shape(ids.shape)}", "UnsortedSegmentSum")
+    if ids.device != d.device:
+        ids = ids.to(d.device)
+    flat_ids = ids.reshape(-1).to(torch.int64)
+    if checks_on_host(flat_ids) and flat_ids.numel() and bool(flat_ids.max() >= num):
+        pos = first_bad(flat_ids >= num)
+        if pos >= 0:
+            raise invalid(f"segment_ids{position(tuple(ids.shape), pos)} = {int(flat_ids[pos])} is "
+                          f"out of range [0, {num})", "UnsortedSegmentSum")
+    tail = tuple(d.shape[ids.dim():])
+    # Dropped ids (negative; too large on an accelerator) go to an extra row, cut off after.
+    target = torch.where(in_range(flat_ids, num), flat_ids, torch.full_like(flat_ids, num))
+    out = torch.zeros((num + 1,) + tail, dtype=d.dtype, device=d.device)
+    out = out.index_add(0, target, d.reshape((flat_ids.numel(),) + tail))
+    return out[:num]
+
+
+def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> torch.Tensor:
+    """`tf.boolean_mask`: the entries of `tensor` where `mask` (over axes `axis..`) is true.
+
+    The mask's shape must match `tensor.shape[axis:axis + mask.ndim]`; a
+    non-bool mask counts non-zeros as true, as TF's `where`. The result's
+    size depends on the data, so this reads the mask on the host.
+    """
+    t = convert_to_tensor(tensor)
+    m = convert_to_tensor(mask)
+    k = m.dim()
+    if k == 0:
+        raise ValueError("mask cannot be scalar.")
+    a = 0 if axis is None else single_axis(axis, "boolean_mask")
+    covered = tuple(t.shape)[a:a + k]  # Python slicing, exactly as TF checks it
+    if covered != tuple(m.shape):
+        raise ValueError(f"Shapes {TensorShape(covered)} and {TensorShape(tuple(m.shape))} are "
+                         "incompatible")
+    a %= t.dim()
+    n = _prod(covered)
+    flat = t.reshape(tuple(t.shape[:a]) + (n,) + tuple(t.shape[a + k:]))
+    keep = m.reshape(-1)
+    if keep.device != t.device:
+        keep = keep.to(t.device)
+    picked = torch.nonzero(keep).reshape(-1)
+    return torch.index_select(flat, a, picked)
+
+
+def _broadcast_shapes(*shapes: tuple) -> bool:
+    try:
+        torch.broadcast_shapes(*shapes)
+        return True
+    except RuntimeError:
+        return False
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.where` (TF 2's `where_v2`).
+
+    With `x` and `y`: elements of `x` where `condition` is true, else of
+    `y`, all three broadcast; `x` and `y` share one dtype. With `condition`
+    alone: the int64 coordinates `[num_true, rank]` of its true (non-zero)
+    entries, which reads the data on the host.
+    """
+    if x is None and y is None:
+        c = convert_to_tensor(condition)
+        if c.dim() == 0:
+            raise invalid("WhereOp : Unhandled input dimensions: 0", "Where")
+        return torch.nonzero(c)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    c = convert_to_tensor(condition, dtype=dtypes.bool)
+    xt, yt = D.matched("SelectV2", x, y)
+    if not _broadcast_shapes(tuple(c.shape), tuple(xt.shape), tuple(yt.shape)):
+        raise invalid(f"condition {_fmt_shape(c.shape)}, then {_fmt_shape(xt.shape)}, and else "
+                      f"{_fmt_shape(yt.shape)} must be broadcastable", "SelectV2")
+    return D.run(torch.where, c, xt, yt)
+
+
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+
+_UNIQUE_IDX = frozenset({torch.int32, torch.int64})
+
+
+def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> Unique:
+    """`tf.unique`: `(y, idx)`: the distinct values in order of first occurrence, and
+
+    for each input element the position of its value in `y` (`x == y[idx]`).
+    Each NaN is distinct, as in TF. The output size depends on the data.
+    """
+    t = convert_to_tensor(x)
+    if t.dim() != 1:
+        raise invalid("unique expects a 1D vector.", "Unique")
+    idx_dtype = dtypes.to_torch(out_idx)
+    if idx_dtype not in _UNIQUE_IDX:
+        raise invalid(f"Value for attr 'out_idx' of {D.tf_type_name(idx_dtype)} is not in the list "
+                      "of allowed values: int32, int64", "Unique")
+    values, inverse = torch.unique(t, sorted=True, return_inverse=True)
+    n = t.shape[0]
+    # torch sorts the distinct values; TF lists them by first occurrence.
+    positions = torch.arange(n, device=t.device)
+    first = torch.full((values.shape[0],), n, dtype=torch.int64, device=t.device)
+    first = first.scatter_reduce(0, inverse, positions, reduce="amin")
+    order = torch.argsort(first)
+    rank_of = torch.empty_like(order)
+    rank_of[order] = torch.arange(order.shape[0], device=t.device)
+    return Unique(values[order], rank_of[inverse].to(idx_dtype))

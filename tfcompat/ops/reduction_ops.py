@@ -1,0 +1,241 @@
+"""Reductions and scans: `reduce_*`, `argmax`, `cumsum`, `add_n`, with TF's dtype rules.
+
+Where TF and torch differ, TF wins:
+
+* results keep the input dtype: an int32 sum is int32 (wrapping on
+  overflow, as TF), and `reduce_mean` of ints is the truncated integer mean
+  (accumulated wide, so `[255, 255]` as uint8 means 255);
+* `axis` is None (everything), an int, or a list (possibly empty: then
+  nothing is reduced, where torch would reduce everything); duplicates and
+  out-of-range axes are `InvalidArgumentError`;
+* an empty `reduce_max` is the dtype's lowest value (`-inf`), `reduce_min`
+  its highest, as TF's identity elements (torch raises);
+* `argmax` ignores NaN as TF's CPU kernel does (torch returns the NaN's
+  index), returns int64 unless `output_type` says otherwise, and breaks ties
+  towards the first index.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ..framework import dtypes, errors
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor
+from . import _dispatch as D
+from ._shape_args import invalid, reduction_axes, single_axis
+
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+           "reduce_any", "reduce_all", "argmax", "cumsum", "add_n"]
+
+# Sum/Mean/Prod/Cumsum accept every numeric type; Max/Min/ArgMax every real one.
+_SUMMABLE = D.NUMERIC
+_ORDERED = D.REAL
+
+
+def _prepare(op: str, input_tensor: Any, axis: Any, allowed: frozenset) -> tuple:
+    x = convert_to_tensor(input_tensor)
+    D.check_dtype(op, x, allowed)
+    return x, reduction_axes(axis, x.dim(), op)
+
+
+def _all_dims(x: torch.Tensor, dims: Optional[tuple]) -> tuple:
+    return tuple(range(x.dim())) if dims is None else dims
+
+
+def _count(x: torch.Tensor, dims: Optional[tuple]) -> int:
+    n = 1
+    for d in _all_dims(x, dims):
+        n *= x.shape[d]
+    return n
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_sum`: sum over `axis` (all axes when None), in the input's dtype."""
+    x, dims = _prepare("Sum", input_tensor, axis, _SUMMABLE)
+    if dims == ():
+        return x
+    return torch.sum(x, dim=_all_dims(x, dims), keepdim=bool(keepdims), dtype=x.dtype)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_mean`: mean over `axis`; integer inputs give the truncated integer mean."""
+    x, dims = _prepare("Mean", input_tensor, axis, _SUMMABLE)
+    if dims == ():
+        return x
+    all_dims = _all_dims(x, dims)
+    if x.is_floating_point() or x.is_complex():
+        return torch.mean(x, dim=all_dims, keepdim=bool(keepdims))
+    total = torch.sum(x, dim=all_dims, keepdim=bool(keepdims), dtype=torch.int64)
+    count = _count(x, dims)
+    if count == 0:
+        return torch.zeros_like(total, dtype=x.dtype)
+    return torch.div(total, count, rounding_mode="trunc").to(x.dtype)
+
+
+def _extreme(op: str, input_tensor: Any, axis: Any, keepdims: bool, largest: bool) -> torch.Tensor:
+    x, dims = _prepare(op, input_tensor, axis, _ORDERED)
+    if dims == ():
+        return x
+    all_dims = _all_dims(x, dims)
+    if x.numel() == 0:
+        # TF returns the reduction's identity; torch refuses empty max/min.
+        shape = [1 if d in all_dims else n for d, n in enumerate(x.shape)]
+        if not keepdims:
+            shape = [n for d, n in enumerate(shape) if d not in all_dims]
+        info = torch.finfo(x.dtype) if x.is_floating_point() else torch.iinfo(x.dtype)
+        fill = (-float("inf") if largest else float("inf")) if x.is_floating_point() else (
+            info.min if largest else info.max)
+        return torch.full(shape, fill, dtype=x.dtype, device=x.device)
+    fn = torch.amax if largest else torch.amin  # amax/amin split ties' gradient evenly, as TF
+    return fn(x, dim=all_dims, keepdim=bool(keepdims))
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_max`: NaN propagates; an empty reduction gives the dtype's lowest value."""
+    return _extreme("Max", input_tensor, axis, keepdims, True)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_min`: NaN propagates; an empty reduction gives the dtype's highest value."""
+    return _extreme("Min", input_tensor, axis, keepdims, False)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_prod`: product over `axis`, in the input's dtype (ints wrap)."""
+    x, dims = _prepare("Prod", input_tensor, axis, _SUMMABLE)
+    if dims == ():
+        return x
+    all_dims = _all_dims(x, dims)
+    # torch.prod takes one dim: move the reduced dims last and flatten them.
+    kept = [d for d in range(x.dim()) if d not in all_dims]
+    moved = x.permute(kept + list(all_dims)).reshape([x.shape[d] for d in kept] + [-1])
+    out = torch.prod(moved, dim=-1, dtype=x.dtype)
+    if keepdims:
+        out = out.reshape([1 if d in all_dims else n for d, n in enumerate(x.shape)])
+    return out
+
+
+def _logical_reduce(op: str, fn: Any, input_tensor: Any, axis: Any, keepdims: bool) -> torch.Tensor:
+    if isinstance(input_tensor, torch.Tensor) or getattr(input_tensor, "_tfcompat_tensor_like", False):
+        x = convert_to_tensor(input_tensor)
+        if x.dtype is not torch.bool:
+            raise D.mismatch(op, 0, torch.bool, x.dtype)
+    else:  # as TF's op input of fixed type: numpy arrays are cast, Python ints refused
+        x = convert_to_tensor(input_tensor, dtype=dtypes.bool)
+    dims = reduction_axes(axis, x.dim(), op)
+    if dims == ():
+        return x
+    return fn(x, dim=_all_dims(x, dims), keepdim=bool(keepdims))
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_any`: logical or over `axis`, of a bool tensor only."""
+    return _logical_reduce("Any", torch.any, input_tensor, axis, keepdims)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_all`: logical and over `axis`, of a bool tensor only."""
+    return _logical_reduce("All", torch.all, input_tensor, axis, keepdims)
+
+
+_ARGMAX_OUTPUT = frozenset({torch.int16, torch.int32, torch.int64})
+
+
+def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noqa: A002 - TF name
+           name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.argmax`: index of the largest value along `axis` (default 0).
+
+    Ties go to the first index; NaN never wins (TF's CPU kernel compares
+    with `>`), so an all-NaN slice gives 0. `output_type` is int64 by
+    default, or int16/int32.
+    """
+    x = convert_to_tensor(input)
+    D.check_dtype("ArgMax", x, _ORDERED | {torch.bool})
+    out_dtype = dtypes.to_torch(output_type)
+    if out_dtype not in _ARGMAX_OUTPUT:
+        raise invalid(f"Value for attr 'output_type' of {D.tf_type_name(out_dtype)} is not in the "
+                      "list of allowed values: int16, uint16, int32, int64", "ArgMax")
+    if isinstance(axis, (list, tuple)):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    a = 0 if axis is None else single_axis(axis, "ArgMax")
+    rank = x.dim()
+    if not -rank <= a < rank:
+        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}", "ArgMax")
+    if x.shape[a] == 0:
+        raise invalid(f"Reduction axis {a % rank} is empty in shape {list(x.shape)}", "ArgMax")
+    if x.dtype is torch.bool:
+        x = x.to(torch.uint8)
+    elif x.is_floating_point():
+        x = torch.nan_to_num(x, nan=-float("inf"), posinf=float("inf"), neginf=-float("inf"))
+    return torch.argmax(x, dim=a).to(out_dtype)
+
+
+def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.cumsum`: running sum along `axis`, in the input's dtype.
+
+    `exclusive` starts from 0 (each output excludes its own element);
+    `reverse` sums from the end. Exclusive sums are shifted inclusive sums,
+    so they are bit-for-bit the sums TF computes.
+    """
+    xt = convert_to_tensor(x)
+    D.check_dtype("Cumsum", xt, _SUMMABLE)
+    a = single_axis(axis, "Cumsum")
+    rank = xt.dim()
+    if not -rank <= a < rank:
+        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}",
+                      "Cumsum")
+    a %= rank
+    if reverse:
+        xt = xt.flip(a)
+    out = torch.cumsum(xt, dim=a, dtype=xt.dtype)
+    if exclusive:
+        n = out.shape[a]
+        zero = torch.zeros_like(out.narrow(a, 0, min(1, n)))
+        out = torch.cat([zero, out.narrow(a, 0, max(n - 1, 0))], dim=a)
+    if reverse:
+        out = out.flip(a)
+    return out
+
+
+def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.add_n`: the element-wise sum of same-shaped, same-dtype tensors.
+
+    No broadcasting, as TF. `IndexedSlices` are densified; a single input is
+    returned as is. Sums left to right, as TF's kernel.
+    """
+    try:
+        items = list(inputs)
+    except TypeError:
+        items = []
+    if not items:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape.")
+    tensors = [x.to_dense() if isinstance(x, IndexedSlices) else convert_to_tensor(x) for x in items]
+    first = tensors[0]
+    D.check_dtype("AddN", first, _SUMMABLE)
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype is not first.dtype:
+            raise D.mismatch("AddN", i, first.dtype, t.dtype)
+        if t.shape != first.shape:
+            raise errors.InvalidArgumentError(
+                None, None,
+                "Inputs to operation AddN of type AddN must have the same size and shape.  "
+                f"Input 0: {list(first.shape)} != input {i}: {list(t.shape)} [Op:AddN]")
+    if len(tensors) == 1:
+        return first
+    out = D.run(torch.add, tensors[0], tensors[1])
+    for t in tensors[2:]:
+        # In place on our own fresh result: autograd allows it (add needs no saved values).
+        out = out.add_(t if t.device == out.device else t.to(out.device))
+    return out
