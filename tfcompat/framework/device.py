@@ -120,8 +120,6 @@ def _parse(spec: str) -> dict:
         elif key == "device" and len(pieces) == 3:
             fields["device_type"] = pieces[1]
             fields["device_index"] = None if pieces[2] == "*" else int(pieces[2])
-        elif key == "device" and len(pieces) == 2:
-            fields["device_type"] = pieces[1]
         elif key in ("cpu", "gpu", "tpu") and len(pieces) == 2:
             fields["device_type"] = key
             fields["device_index"] = None if pieces[1] == "*" else int(pieces[1])
@@ -340,7 +338,8 @@ def current_device() -> str:
 
 def current_torch_device() -> torch.device:
     """The torch device new tensors go to in this thread (`tf.device` + placement)."""
-    return _runtime.logical[current_logical()]
+    name = current_logical()  # first: it may initialize the runtime (a new `logical` map)
+    return _runtime.logical[name]
 
 
 def canonical_name(logical: str) -> str:
@@ -353,7 +352,8 @@ def torch_device_for(name: Any) -> torch.device:
     if isinstance(name, torch.device):
         return name
     spec = name if isinstance(name, DeviceSpec) else DeviceSpec.from_string(name)
-    return _runtime.logical[_resolve(spec)]
+    logical = _resolve(spec)
+    return _runtime.logical[logical]
 
 
 def logical_name_for(name: Any) -> str:

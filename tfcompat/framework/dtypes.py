@@ -78,7 +78,7 @@ class DType:
 
     @property
     def is_unsigned(self) -> bool:
-        return self in (uint8, bool)
+        return self is uint8
 
     @property
     def is_bool(self) -> bool:
@@ -93,27 +93,38 @@ class DType:
         """Bytes per element."""
         return torch.empty((), dtype=self._torch).element_size()
 
+    def _no_extreme(self, which: str) -> TypeError:
+        return TypeError(f"Cannot find {which} value of {self} with type {self}.")
+
     @property
     def min(self) -> Any:
-        if self.is_bool:
-            return False
-        if self.is_complex:
-            raise TypeError(f"Cannot find minimum value of {self}.")
+        """The smallest value of this dtype (`TypeError` for bool and complex, as TF)."""
+        if self.is_bool or self.is_complex:
+            raise self._no_extreme("minimum")
         info = torch.finfo(self._torch) if self.is_floating else torch.iinfo(self._torch)
         return float(info.min) if self.is_floating else int(info.min)
 
     @property
     def max(self) -> Any:
-        if self.is_bool:
-            return True
-        if self.is_complex:
-            raise TypeError(f"Cannot find maximum value of {self}.")
+        """The largest value of this dtype (`TypeError` for bool and complex, as TF)."""
+        if self.is_bool or self.is_complex:
+            raise self._no_extreme("maximum")
         info = torch.finfo(self._torch) if self.is_floating else torch.iinfo(self._torch)
         return float(info.max) if self.is_floating else int(info.max)
 
     @property
     def limits(self) -> tuple:
-        return (self.min, self.max)
+        """TF's image-intensity limits: `(0, 1)` for float32/64, `(0, max)` for ints.
+
+        (`(0, True)` for bool; float16, bfloat16 and complex have none.)
+        """
+        if self.is_bool:
+            return (0, True)
+        if self in (float32, float64):
+            return (0, 1)
+        if self.is_integer:
+            return (0, self.max)
+        raise ValueError(f"{self} does not have defined limits.")
 
     def is_compatible_with(self, other: Any) -> bool:
         try:
@@ -171,7 +182,7 @@ _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_TORCH = {d.as_torch: d for d in _ALL}
 _BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d is not bfloat16}
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
-_BY_PYTHON = {float: float32, int: int32, complex: complex128, builtins.bool: bool}
+_BY_PYTHON = {float: float32, builtins.bool: bool}
 
 
 def as_dtype(type_value: Any) -> DType:
@@ -188,8 +199,10 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_NAME.get(type_value)
     elif isinstance(type_value, int) and not isinstance(type_value, builtins.bool):
         found = _BY_ENUM.get(type_value)
-    elif type_value in _BY_PYTHON:
+    elif type_value is float or type_value is builtins.bool:
         found = _BY_PYTHON[type_value]
+    elif type_value is None or type_value is int or type_value is complex:  # TF names no dtype
+        found = None
     else:
         try:
             found = _BY_NUMPY.get(np.dtype(type_value))

@@ -22,15 +22,20 @@ class IndexedSlices:
     `Variable.sparse_read`, so optimizers can take their sparse path.
     """
 
-    __slots__ = ("_values", "_indices", "_dense_shape")
+    __slots__ = ("_raw_values", "_values", "_indices", "_dense_shape")
 
     def __init__(self, values: Any, indices: Any, dense_shape: Any = None) -> None:
-        self._values = convert_to_tensor(values)
+        # The values as given: a scatter into a variable converts them with the
+        # variable's dtype (NumPy values cast, Python floats never become ints).
+        self._raw_values = values
+        self._values = values if isinstance(values, torch.Tensor) else None
         self._indices = convert_to_tensor(indices)
         self._dense_shape = None if dense_shape is None else convert_to_tensor(dense_shape)
 
     @property
     def values(self) -> torch.Tensor:
+        if self._values is None:
+            self._values = convert_to_tensor(self._raw_values)
         return self._values
 
     @property
@@ -43,23 +48,23 @@ class IndexedSlices:
 
     @property
     def dtype(self) -> dtypes.DType:
-        return dtypes.from_torch(self._values.dtype)
+        return dtypes.from_torch(self.values.dtype)
 
     @property
     def device(self) -> torch.device:
-        return self._values.device
+        return self.values.device
 
     @property
     def shape(self) -> TensorShape:
         if self._dense_shape is None:
-            return TensorShape([None] + list(self._values.shape[1:]))
+            return TensorShape([None] + list(self.values.shape[1:]))
         return TensorShape(self._dense_shape.tolist())
 
     def __neg__(self) -> "IndexedSlices":
-        return IndexedSlices(-self._values, self._indices, self._dense_shape)
+        return IndexedSlices(-self.values, self._indices, self._dense_shape)
 
     def __repr__(self) -> str:
-        return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}"
+        return (f"IndexedSlices(indices={self._indices!r}, values={self.values!r}"
                 + (f", dense_shape={self._dense_shape!r})" if self._dense_shape is not None else ")"))
 
     def to_dense(self) -> torch.Tensor:
@@ -69,17 +74,18 @@ class IndexedSlices:
                 "Tensor conversion requested for IndexedSlices without dense_shape: "
                 f"{self!r}. Give IndexedSlices a dense_shape to densify it.")
         shape = [int(d) for d in self._dense_shape.tolist()]
-        out = torch.zeros(shape, dtype=self._values.dtype, device=self._values.device)
-        values = self._values.reshape([-1] + shape[1:])
-        return out.index_add_(0, self._indices.reshape(-1).to(torch.long), values)
+        out = torch.zeros(shape, dtype=self.values.dtype, device=self.values.device)
+        values = self.values.reshape([-1] + shape[1:])
+        indices = self._indices.reshape(-1).to(device=out.device, dtype=torch.long)
+        return out.index_add_(0, indices, values)
 
 
 def _densify(value: IndexedSlices, dtype: Any = None, name: Any = None, as_ref: bool = False) -> Any:
-    dense = value.to_dense()
-    if dtype is not None and dense.dtype != dtypes.to_torch(dtype):
-        from .tensor_conversion import conversion_error
-        raise conversion_error(dtypes.as_dtype(dtype), dense)
-    return dense
+    if dtype is not None and value.values.dtype != dtypes.to_torch(dtype):
+        raise ValueError(f"Incompatible tensor conversion requested to `dtype` "
+                         f"{dtypes.as_dtype(dtype).name} for IndexedSlices ({value!r}) with dtype "
+                         f"{value.dtype.name}. Cast the values first (tf.cast).")
+    return value.to_dense()
 
 
 register_tensor_conversion_function(IndexedSlices, _densify)

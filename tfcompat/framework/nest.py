@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections.abc
 from typing import Any, Callable, Iterator
 
-__all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested"]
+__all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
 def is_nested(structure: Any) -> bool:
@@ -77,11 +77,36 @@ def pack_sequence_as(structure: Any, flat_sequence: list) -> Any:
     return _rebuild(structure, iter(flat_sequence))
 
 
-def map_structure(func: Callable[..., Any], *structures: Any) -> Any:
+def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True) -> None:
+    """`tf.nest.assert_same_structure`: ValueError (TypeError for container types) if not."""
+    def check(a: Any, b: Any) -> None:
+        if is_nested(a) != is_nested(b):
+            raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst "
+                             f"structure: {nest1!r}\n\nSecond structure: {nest2!r}")
+        if not is_nested(a):
+            return
+        if check_types and type(a) is not type(b) and not (
+                isinstance(a, collections.abc.Mapping) and isinstance(b, collections.abc.Mapping)):
+            raise TypeError(f"The two structures don't have the same nested structure: "
+                            f"{type(a).__name__} vs. {type(b).__name__} ({a!r} vs. {b!r}).")
+        if isinstance(a, collections.abc.Mapping) and set(a) != set(b):
+            raise ValueError(f"The two structures don't have the same nested structure: the "
+                             f"dictionaries have keys {sorted(a)} and {sorted(b)}.")
+        ca, cb = _children(a), _children(b)
+        if len(ca) != len(cb):
+            raise ValueError(f"The two structures don't have the same nested structure: "
+                             f"{len(ca)} vs. {len(cb)} elements ({a!r} vs. {b!r}).")
+        for x, y in zip(ca, cb):
+            check(x, y)
+
+    check(nest1, nest2)
+
+
+def map_structure(func: Callable[..., Any], *structures: Any, check_types: bool = True) -> Any:
     """Apply `func` leaf-wise across structures of the same shape."""
     if not structures:
         raise ValueError("Must provide at least one structure")
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other, check_types=check_types)
     flats = [flatten(s) for s in structures]
-    if any(len(f) != len(flats[0]) for f in flats):
-        raise ValueError("The two structures don't have the same number of elements.")
     return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])

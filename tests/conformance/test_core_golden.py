@@ -1,0 +1,150 @@
+"""Replay the core-runtime golden fixture (recorded from TF 2.21) against tfcompat.
+
+``fixtures/core.json`` is written by ``gen_core.py`` with real TensorFlow;
+every case is executed here by the *same code* (``programs.py``) with
+``tfcompat`` as the module, and must give what TF gave, exactly:
+
+* results: type (tensor / variable / IndexedSlices / Python value / ...),
+  dtype name, shape and every value (floats bit-exact up to the sign of
+  zero; NaN equals NaN);
+* errors: the exception class name, and the key phrase of TF's message
+  where the fixture records one (``"key"``; null means class only);
+* for variable operations, the variable's value afterwards (a failed
+  update must leave it untouched, as TF's kernels validate first).
+
+No TensorFlow needed. A divergence fails its case: the fix belongs in
+tfcompat (or, for a deliberate difference, in the fixture's generator with
+a note), never in a weaker check here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import tfcompat
+from tests.conformance import programs
+from tests.conformance.fixtures import load_fixture
+
+DATA = load_fixture("core")
+SECTIONS = DATA["sections"]
+
+
+def _cases(name: str) -> list:
+    return [pytest.param(case, id=case["id"]) for case in programs.expand(SECTIONS[name])]
+
+
+def _summary(enc: Any) -> str:
+    text = json.dumps(enc)
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def compare(expected: Any, actual: Any, path: str, problems: list) -> None:
+    """Append a readable line to `problems` for every place `actual` differs from TF."""
+    exp_err = isinstance(expected, dict) and "error" in expected
+    act_err = isinstance(actual, dict) and "error" in actual
+    if exp_err or act_err:
+        if not act_err:
+            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
+                            f"tfcompat returned {_summary(actual)}")
+        elif not exp_err:
+            problems.append(f"{path}: TF returned {_summary(expected)}; tfcompat raised "
+                            f"{actual['error']}({actual['message']!r})")
+        elif actual["error"] != expected["error"]:
+            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
+                            f"tfcompat raised {actual['error']}({actual['message']!r})")
+        elif expected.get("key") and expected["key"] not in actual["message"]:
+            problems.append(f"{path}: both raise {expected['error']}, but tfcompat's message "
+                            f"lacks TF's key phrase {expected['key']!r}: {actual['message']!r}")
+        return
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        if expected.get("type") != actual.get("type"):
+            problems.append(f"{path}: TF gave {_summary(expected)}; "
+                            f"tfcompat gave {_summary(actual)}")
+            return
+        for k in sorted(set(expected) | set(actual)):
+            if k not in actual or k not in expected:
+                side = "TF" if k in expected else "tfcompat"
+                problems.append(f"{path}.{k}: present only in {side}")
+            else:
+                compare(expected[k], actual[k], f"{path}.{k}", problems)
+        return
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual) \
+            and any(isinstance(e, dict) for e in expected):
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            compare(e, a, f"{path}[{i}]", problems)
+        return
+    if not programs.same(expected, actual):
+        problems.append(f"{path}: TF {_summary(expected)} != tfcompat {_summary(actual)}")
+
+
+def replay(section: str, case: dict) -> None:
+    missing = [op for op in case.get("requires", ()) if not hasattr(tfcompat, op)]
+    if missing:
+        pytest.skip(f"program needs tf.{', tf.'.join(missing)}, not in tfcompat yet")
+    runner = programs.RUNNERS[SECTIONS[section]["runner"]]
+    out = runner(tfcompat, case)
+    problems: list = []
+    compare(case["result"], out["result"], "result", problems)
+    if "after" in case:
+        compare(case["after"], out.get("after"), "value after", problems)
+    if problems:
+        # The problems say everything; a traceback through the harness would not.
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+@pytest.mark.parametrize("case", _cases("conversion"))
+def test_conversion(case):
+    replay("conversion", case)
+
+
+@pytest.mark.parametrize("case", _cases("var_ops"))
+def test_variable_operators(case):
+    replay("var_ops", case)
+
+
+@pytest.mark.parametrize("case", _cases("slicing"))
+def test_slicing(case):
+    replay("slicing", case)
+
+
+@pytest.mark.parametrize("case", _cases("assign"))
+def test_assign(case):
+    replay("assign", case)
+
+
+@pytest.mark.parametrize("case", _cases("scatter"))
+def test_scatter_and_gather(case):
+    replay("scatter", case)
+
+
+@pytest.mark.parametrize("case", _cases("repr"))
+def test_variable_repr(case):
+    replay("repr", case)
+
+
+@pytest.mark.parametrize("case", _cases("dtypes"))
+def test_dtypes(case):
+    replay("dtypes", case)
+
+
+@pytest.mark.parametrize("case", _cases("tensor_shape"))
+def test_tensor_shape(case):
+    replay("tensor_shape", case)
+
+
+@pytest.mark.parametrize("case", _cases("gradients"))
+def test_gradient_programs(case):
+    replay("gradients", case)
+
+
+def test_fixture_is_complete():
+    assert DATA["versions"]["tensorflow"].startswith("2.21")
+    assert set(SECTIONS) == set(programs.RUNNERS)
+    ids = {name: [c["id"] for c in programs.expand(s)] for name, s in SECTIONS.items()}
+    for name, section_ids in ids.items():
+        assert len(section_ids) == len(set(section_ids)), name
+    # every gradient program in programs.py was recorded, and nothing else
+    assert set(ids["gradients"]) == set(programs.PROGRAMS)

@@ -1,0 +1,306 @@
+"""`tf.convert_to_tensor` / `tf.constant`: TF 2.21's inference and errors, torch's storage.
+
+The golden fixture (`tests/conformance`, section `conversion`) replays a
+large table of inputs x dtypes recorded from TF; these tests pin down the
+rules by name, plus what a table cannot show (passthrough identity, no
+aliasing, placement, registration, packing and densification).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import tfcompat as tf
+from tfcompat.framework import device as device_lib
+
+
+@pytest.fixture(autouse=True)
+def _placed_runtime():
+    """Initialize the device runtime first, so each test sees only its own subject.
+
+    (`test_first_tensor_on_a_fresh_runtime` checks the uninitialized case.)
+    """
+    device_lib.list_logical_devices()
+
+
+def _check(t, dtype, value):
+    assert isinstance(t, torch.Tensor)
+    assert tf.as_dtype(t.dtype) is dtype, (t.dtype, dtype)
+    np.testing.assert_array_equal(t.cpu().float().numpy() if t.dtype is torch.bfloat16
+                                  else t.cpu().numpy(), np.asarray(value))
+    assert tuple(t.shape) == np.asarray(value).shape
+
+
+# -- dtype inference (checked against TF 2.21) ----------------------------------
+
+@pytest.mark.parametrize("value,dtype,expected", [
+    (1, tf.int32, 1), (-7, tf.int32, -7), (2 ** 31 - 1, tf.int32, 2 ** 31 - 1),
+    (2 ** 31, tf.int64, 2 ** 31), (-2 ** 31 - 1, tf.int64, -2 ** 31 - 1),
+    (2 ** 63 - 1, tf.int64, 2 ** 63 - 1),
+    (1.5, tf.float32, 1.5), (True, tf.bool, True), (1 + 2j, tf.complex128, 1 + 2j),
+    ([1, 2, 3], tf.int32, [1, 2, 3]), ([1, 2.5], tf.float32, [1.0, 2.5]),
+    ([2.5, 1], tf.float32, [2.5, 1.0]), ([True, False], tf.bool, [True, False]),
+    ([[1, 2], [3, 4]], tf.int32, [[1, 2], [3, 4]]), ([2 ** 31, 1], tf.int64, [2 ** 31, 1]),
+    ((1, 2), tf.int32, [1, 2]), ([], tf.float32, np.zeros((0,))),
+    ([[]], tf.float32, np.zeros((1, 0))),
+    ([1, True], tf.int32, [1, 1]),  # TF treats a bool among ints as an int
+    ([2j, 1], tf.complex128, [2j, 1]),  # a complex first absorbs later numbers ([1, 2j] fails)
+], ids=lambda x: repr(x)[:20])
+def test_python_inference(value, dtype, expected):
+    for fn in (tf.convert_to_tensor, tf.constant):
+        _check(fn(value), dtype, expected)
+
+
+@pytest.mark.parametrize("np_dtype", ["float16", "float32", "float64", "int8", "int16",
+                                      "int32", "int64", "uint8", "bool", "complex64",
+                                      "complex128"])
+def test_numpy_keeps_its_dtype(np_dtype):
+    arr = np.array([1, 0], dtype=np_dtype)
+    _check(tf.convert_to_tensor(arr), tf.as_dtype(np_dtype), arr)
+    scalar = arr[0]
+    _check(tf.constant(scalar), tf.as_dtype(np_dtype), scalar)
+
+
+def test_lists_of_numpy_scalars_keep_their_dtype():
+    _check(tf.constant([np.float16(0.5), np.float16(1.0)]), tf.float16, [0.5, 1.0])
+    _check(tf.constant([np.float64(0.1), np.float32(0.5)]), tf.float64, [0.1, 0.5])
+
+
+@pytest.mark.parametrize("value,match", [
+    (2 ** 63, "out-of-range integer"), (2 ** 64 - 1, "out-of-range integer"),
+    ([2 ** 63, 1], "out-of-range integer"), ([True, 1.5], "mixed types"),
+    ([[1, 2], [3]], "non-rectangular"), (1e40, "out of range for a double-precision float"),
+    ([1, None], "mixed types"),
+])
+def test_python_conversion_errors(value, match):
+    with pytest.raises(ValueError, match=match):
+        tf.convert_to_tensor(value)
+
+
+def test_unsupported_objects():
+    for value in (None, object(), {"a": 1}):
+        with pytest.raises(ValueError, match="with an unsupported type"):
+            tf.convert_to_tensor(value)
+
+
+# -- requested dtypes -----------------------------------------------------------------
+
+def test_python_ints_widen_and_wrap():
+    _check(tf.constant(3, dtype=tf.float64), tf.float64, 3.0)
+    _check(tf.constant(300, dtype=tf.int8), tf.int8, 44)  # wraps, as TF
+    _check(tf.constant(-1, dtype=tf.uint8), tf.uint8, 255)
+    _check(tf.constant([1, 256], dtype=tf.uint8), tf.uint8, [1, 0])
+    _check(tf.constant(2 ** 63, dtype=tf.float32), tf.float32, np.float32(2 ** 63))
+
+
+def test_python_floats_keep_float64_precision():
+    assert tf.constant(0.1, dtype=tf.float64).item() == 0.1
+    assert tf.constant([0.1], dtype=tf.float64)[0].item() == 0.1
+    assert tf.convert_to_tensor(1e-50, dtype=tf.float64).item() == 1e-50
+    assert tf.convert_to_tensor(1e40, dtype=tf.float64).item() == 1e40
+
+
+def test_python_float_never_becomes_an_int():
+    with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int32"):
+        tf.convert_to_tensor(1.5, dtype=tf.int32)
+    with pytest.raises(TypeError,
+                       match=r"Cannot convert \[1.0, 2.0\] to EagerTensor of dtype int32"):
+        tf.constant([1.0, 2.0], dtype=tf.int32)
+
+
+def test_python_bool_never_becomes_a_number():
+    with pytest.raises(TypeError, match="Cannot convert True to EagerTensor of dtype int8"):
+        tf.convert_to_tensor(True, dtype=tf.int8)
+    with pytest.raises(TypeError, match="Cannot convert 1 to EagerTensor of dtype bool"):
+        tf.convert_to_tensor(1, dtype=tf.bool)
+
+
+def test_empty_list_takes_any_dtype():
+    _check(tf.constant([], dtype=tf.int32), tf.int32, np.zeros((0,), np.int32))
+    _check(tf.convert_to_tensor([[]], dtype=tf.int64), tf.int64, np.zeros((1, 0), np.int64))
+
+
+def test_bfloat16_scalars_stay_scalars():
+    t = tf.constant(1.5, dtype=tf.bfloat16)
+    assert t.dtype is torch.bfloat16 and tuple(t.shape) == ()
+    assert tuple(tf.convert_to_tensor(np.float32(2.0), dtype=tf.bfloat16).shape) == ()
+
+
+def test_numpy_arrays_are_cast_on_request():
+    _check(tf.convert_to_tensor(np.array([1, 2]), dtype=tf.int32), tf.int32, [1, 2])
+    _check(tf.constant(np.array([1.5, -2.5]), dtype=tf.int32), tf.int32, [1, -2])
+
+
+def test_tensors_are_never_cast_silently():
+    t = tf.constant([1, 2])
+    with pytest.raises(ValueError, match="Tensor conversion requested dtype int64 for Tensor "
+                                         "with dtype int32"):
+        tf.convert_to_tensor(t, dtype=tf.int64)
+    with pytest.raises(TypeError, match=r"Expected tensor \[1 2\] with dtype tf.int64, but got "
+                                        r"dtype tf.int32"):
+        tf.constant(t, dtype=tf.int64)
+
+
+def test_dtype_given_as_string_or_numpy_type():
+    _check(tf.convert_to_tensor(1, dtype="int64"), tf.int64, 1)
+    _check(tf.constant([1.0], dtype=np.float64), tf.float64, [1.0])
+
+
+# -- dtype_hint ---------------------------------------------------------------------------
+
+def test_dtype_hint_is_a_preference():
+    _check(tf.convert_to_tensor(1, dtype_hint=tf.float32), tf.float32, 1.0)
+    _check(tf.convert_to_tensor([1, 2], dtype_hint=tf.float64), tf.float64, [1.0, 2.0])
+    _check(tf.convert_to_tensor(1.5, dtype_hint=tf.int32), tf.float32, 1.5)  # dropped
+    t = tf.constant([1, 2])
+    assert tf.convert_to_tensor(t, dtype_hint=tf.float32) is t
+    _check(tf.convert_to_tensor(np.array([1, 2]), dtype_hint=tf.int32), tf.int32, [1, 2])
+
+
+# -- tensors, variables, registration --------------------------------------------------------
+
+def test_tensor_passthrough_is_identity():
+    t = tf.constant([1, 2])
+    assert tf.convert_to_tensor(t) is t
+    assert tf.convert_to_tensor(t, dtype=tf.int32) is t
+
+
+def test_constant_copies_and_never_aliases_numpy():
+    arr = np.array([1.0, 2.0])
+    c = tf.constant(arr)
+    t = tf.convert_to_tensor(arr)
+    arr[0] = 100.0
+    assert c[0].item() == 1.0 and t[0].item() == 1.0
+
+
+def test_variables_convert_to_their_value():
+    v = tf.Variable([1.0, 2.0])
+    t = tf.convert_to_tensor(v)
+    assert isinstance(t, torch.Tensor) and t.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="Incompatible type conversion requested to type float64"):
+        tf.convert_to_tensor(v, dtype=tf.float64)
+    _check(tf.constant(v, dtype=tf.float64), tf.float64, [1.0, 2.0])  # constant() casts
+
+
+def test_register_tensor_conversion_function():
+    class Celsius:
+        def __init__(self, degrees):
+            self.degrees = degrees
+
+    def to_tensor(value, dtype=None, name=None, as_ref=False):
+        return tf.constant(value.degrees, dtype=dtype)
+
+    tf.register_tensor_conversion_function(Celsius, to_tensor)
+    _check(tf.convert_to_tensor(Celsius(3)), tf.int32, 3)
+    _check(tf.convert_to_tensor(Celsius(3), dtype=tf.float32), tf.float32, 3.0)
+
+
+def test_register_rejects_numbers_arrays_and_non_callables():
+    with pytest.raises(TypeError, match="Cannot register conversions for Python numeric types"):
+        tf.register_tensor_conversion_function(int, lambda *a, **k: None)
+    with pytest.raises(TypeError):
+        tf.register_tensor_conversion_function(np.ndarray, lambda *a, **k: None)
+
+    class Thing:
+        pass
+
+    with pytest.raises(TypeError, match="must be callable"):
+        tf.register_tensor_conversion_function(Thing, 3)
+
+
+def test_is_tensor():
+    assert tf.is_tensor(tf.constant(1.0))
+    assert tf.is_tensor(tf.Variable(1.0))
+    assert not tf.is_tensor(1.0)
+    assert not tf.is_tensor(np.array(1.0))
+
+
+def test_tensor_shape_converts_to_int32():
+    _check(tf.convert_to_tensor(tf.TensorShape([2, 3])), tf.int32, [2, 3])
+
+
+# -- packing lists that hold tensors -----------------------------------------------------------
+
+def test_packing_lists_of_tensors():
+    _check(tf.convert_to_tensor([tf.constant(1.0), 2.0, tf.constant(3.0)]), tf.float32,
+           [1.0, 2.0, 3.0])
+    _check(tf.convert_to_tensor([[tf.constant(1), 2], [3, tf.constant(4)]]), tf.int32,
+           [[1, 2], [3, 4]])
+    _check(tf.convert_to_tensor((tf.constant(1), tf.constant(2))), tf.int32, [1, 2])
+    _check(tf.convert_to_tensor([tf.constant([1, 2]), [3, 4]]), tf.int32, [[1, 2], [3, 4]])
+
+
+def test_packing_casts_to_a_requested_dtype():
+    # TF casts the packed elements when a dtype is given.
+    _check(tf.convert_to_tensor([tf.constant(1), 2], dtype=tf.float32), tf.float32, [1.0, 2.0])
+
+
+def test_packing_errors():
+    from tfcompat import errors
+    with pytest.raises(errors.InvalidArgumentError, match="Shapes of all inputs must match"):
+        tf.convert_to_tensor([tf.constant([1.0, 2.0]), tf.constant([1.0])])
+    with pytest.raises(errors.InvalidArgumentError, match="was expected to be a int32 tensor but "
+                                                          "is a int64 tensor"):
+        tf.convert_to_tensor([tf.constant(1), tf.constant(2, dtype=tf.int64)])
+
+
+# -- constant(shape=) ------------------------------------------------------------------------
+
+def test_constant_shape_fills_and_reshapes():
+    _check(tf.constant(7, shape=[2, 3]), tf.int32, np.full((2, 3), 7))
+    _check(tf.constant([7], shape=[2, 2]), tf.int32, np.full((2, 2), 7))
+    _check(tf.constant(3, dtype=tf.uint8, shape=[2, 2]), tf.uint8, np.full((2, 2), 3))
+    _check(tf.constant([1, 2, 3, 4], shape=(2, 2)), tf.int32, [[1, 2], [3, 4]])
+    _check(tf.constant(1.0, shape=tf.TensorShape([2])), tf.float32, [1.0, 1.0])
+    _check(tf.constant(np.array([1.5, 2.5, 3.5, 4.5], np.float32), shape=[2, 2]), tf.float32,
+           [[1.5, 2.5], [3.5, 4.5]])
+
+
+def test_constant_shape_mismatch():
+    with pytest.raises(TypeError, match="Eager execution of tf.constant with unsupported shape"):
+        tf.constant([1, 2, 3], shape=[2, 2])
+
+
+# -- IndexedSlices ------------------------------------------------------------------------------
+
+def test_indexed_slices_densify_summing_duplicates():
+    s = tf.IndexedSlices(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), tf.constant([0, 2, 0]),
+                         tf.constant([3, 2]))
+    _check(tf.convert_to_tensor(s), tf.float32, [[6.0, 8.0], [0.0, 0.0], [3.0, 4.0]])
+    assert s.dtype is tf.float32
+    assert s.shape == tf.TensorShape([3, 2])
+    assert (-s).values.tolist() == [[-1.0, -2.0], [-3.0, -4.0], [-5.0, -6.0]]
+
+
+def test_indexed_slices_without_dense_shape():
+    s = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]))
+    assert s.shape == tf.TensorShape(None) or s.shape.rank is None or s.shape[1:] == [2]
+    with pytest.raises(ValueError, match="without dense_shape"):
+        tf.convert_to_tensor(s)
+
+
+def test_indexed_slices_dtype_mismatch():
+    s = tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0]), tf.constant([2, 1]))
+    with pytest.raises(ValueError, match="Incompatible tensor conversion requested to `dtype` "
+                                         "float64 for IndexedSlices"):
+        tf.convert_to_tensor(s, dtype=tf.float64)
+
+
+# -- placement -----------------------------------------------------------------------------------
+
+def test_first_tensor_on_a_fresh_runtime():
+    """The very first conversion of a process (nothing placed yet) must work."""
+    device_lib._reset_runtime()
+    try:
+        _check(tf.constant(1.0), tf.float32, 1.0)
+    finally:
+        device_lib._reset_runtime()
+        device_lib.list_logical_devices()
+
+
+def test_new_tensors_go_to_the_current_device():
+    expected = device_lib.current_torch_device()
+    assert tf.constant([1.0]).device == expected
+    assert tf.convert_to_tensor(np.array([1])).device == expected
