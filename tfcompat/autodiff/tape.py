@@ -1,18 +1,24 @@
 """`tf.GradientTape` over torch autograd.
 
 The mapping: TF's tape records operations on watched tensors; torch records
-operations on tensors with `requires_grad`. A variable read under a tape
-that watches the variable returns a fresh *leaf* tensor (an alias of the
-variable's storage with `requires_grad=True`) and the tape remembers
-`(variable, leaf)`. `tape.gradient(y, v)` then asks `torch.autograd.grad`
-for the gradient with respect to every leaf the tape recorded for `v` and
-sums them, exactly as TF sums the gradients flowing into each
-`ReadVariableOp` of a variable. So a read between two assigns contributes
-its own gradient, and a read that happened before the tape started does
-not.
+operations on tensors with `requires_grad`. A variable's storage never
+requires grad. Instead, each tape that watches a variable owns an *anchor*:
+a tiny leaf tensor with the variable's shape (zero strides, one element of
+memory) standing for "the variable, as seen by this tape". A read under the
+tape returns the variable's value through `_ReadVariable`, an autograd
+function whose backward hands the incoming gradient to the anchor. So:
 
-Reads through `sparse_read`/`tf.gather` record the gathered rows as the
-leaf, and their gradient comes back as `tf.IndexedSlices`, as in TF.
+* `tape.gradient(y, v)` is the gradient w.r.t. the anchor, which autograd
+  sums over every read the tape saw, exactly as TF sums the gradients
+  flowing into each `ReadVariableOp`: a read between two assigns
+  contributes its own gradient; a read before the tape started does not;
+* the graph never holds the variable's storage (only saved tensors do, and
+  backward frees those), so after `tape.gradient` an optimizer updates the
+  variable in place even while the loss tensor is still alive;
+* second derivatives work: the read's Jacobian is the identity.
+
+Reads through `sparse_read`/`tf.gather` get an anchor per read, shaped like
+the gathered rows, and their gradient comes back as `tf.IndexedSlices`.
 
 Outside any tape, reads return plain tensors that do not require grad:
 nothing builds an autograd graph, so long loops of reads cost no memory.
@@ -71,28 +77,43 @@ def _recorders(var: Any) -> list:
     return [tape for tape in _tls.recording if tape._wants(var)]
 
 
+class _ReadVariable(torch.autograd.Function):
+    """Identity on the value; its gradient goes to the anchors of the recording tapes."""
+
+    @staticmethod
+    def forward(ctx: Any, value: torch.Tensor, *anchors: torch.Tensor) -> torch.Tensor:
+        ctx.anchors = len(anchors)
+        return value.view_as(value)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        return (None,) + (grad,) * ctx.anchors
+
+
+def _anchor(like: torch.Tensor) -> torch.Tensor:
+    """A leaf of `like`'s shape and dtype that costs one element of memory."""
+    return torch.empty_strided(tuple(like.shape), (0,) * like.dim(), dtype=like.dtype,
+                               device=like.device).requires_grad_(True)
+
+
+def _differentiable(t: torch.Tensor) -> bool:
+    return t.is_floating_point() or t.is_complex()
+
+
 def record_read(var: Any, value: torch.Tensor) -> torch.Tensor:
     """Hand a variable's read to the tapes watching it; returns the tensor to use."""
     tapes = _recorders(var)
-    if not tapes or not (value.is_floating_point() or value.is_complex()):
+    if not tapes or not _differentiable(value):
         return value
-    if not value.requires_grad:
-        value.requires_grad_(True)
-    for tape in tapes:
-        tape._record(var, value, None)
-    return value
+    return _ReadVariable.apply(value, *[tape._dense_anchor(var, value) for tape in tapes])
 
 
 def record_sparse_read(var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """Like `record_read` for gathered rows; their gradient becomes `IndexedSlices`."""
     tapes = _recorders(var)
-    if not tapes or not (rows.is_floating_point() or rows.is_complex()):
+    if not tapes or not _differentiable(rows):
         return rows
-    if not rows.requires_grad:
-        rows.requires_grad_(True)
-    for tape in tapes:
-        tape._record(var, rows, indices)
-    return rows
+    return _ReadVariable.apply(rows, *[tape._sparse_anchor(var, indices, rows) for tape in tapes])
 
 
 def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002 - TF name
@@ -104,14 +125,14 @@ def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002 
 
 
 class _Reads:
-    """What one tape recorded for one variable."""
+    """What one tape recorded for one variable: its anchors."""
 
     __slots__ = ("var", "dense", "sparse")
 
     def __init__(self, var: Any) -> None:
         self.var = var
-        self.dense: list = []    # leaf tensors
-        self.sparse: list = []   # (indices, leaf rows)
+        self.dense: list = []    # anchors (one per shape the variable was read with)
+        self.sparse: list = []   # (indices, anchor of the gathered rows)
 
 
 class GradientTape:
@@ -207,8 +228,8 @@ class GradientTape:
                                  "tf.Tensor or tf.Variable or ExtensionType.")
 
     def watched_variables(self) -> tuple:
-        """The variables this tape watched, in the order it first watched them."""
-        return tuple(self._order)
+        """The variables this tape watched, in creation order (as TF sorts them)."""
+        return tuple(sorted(self._order, key=lambda v: getattr(v, "_creation_order", 0)))
 
     def _wants(self, var: Any) -> bool:
         return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
@@ -217,15 +238,26 @@ class GradientTape:
         if not any(v is var for v in self._order):
             self._order.append(var)
 
-    def _record(self, var: Any, leaf: torch.Tensor, indices: Optional[torch.Tensor]) -> None:
+    def _entry(self, var: Any) -> _Reads:
         entry = self._reads.get(id(var))
         if entry is None:
             entry = self._reads[id(var)] = _Reads(var)
             self._note_watched(var)
-        if indices is None:
-            entry.dense.append(leaf)
-        else:
-            entry.sparse.append((indices, leaf))
+        return entry
+
+    def _dense_anchor(self, var: Any, value: torch.Tensor) -> torch.Tensor:
+        entry = self._entry(var)
+        for anchor in entry.dense:
+            if anchor.shape == value.shape:
+                return anchor
+        anchor = _anchor(value)
+        entry.dense.append(anchor)
+        return anchor
+
+    def _sparse_anchor(self, var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        anchor = _anchor(rows)
+        self._entry(var).sparse.append((indices, anchor))
+        return anchor
 
     # -- gradients ----------------------------------------------------------
     def _check_usable(self) -> None:
@@ -244,14 +276,10 @@ class GradientTape:
         out = []
         for t in nest.flatten(target):
             if _is_variable(t):
-                # Reading the target variable here makes d(v)/d(v) = 1, as in TF.
-                self._recording, was = True, self._recording
-                _tls.recording.append(self)
-                try:
-                    t = t.value()
-                finally:
-                    _tls.recording.remove(self)
-                    self._recording = was
+                # The target variable is read here, as a read of this tape: d(v)/d(v) = 1.
+                var, t = t, t.value().detach()
+                if _differentiable(t):
+                    t = _ReadVariable.apply(t, self._dense_anchor(var, t))
             elif isinstance(t, IndexedSlices):
                 t = t.to_dense()
             elif not isinstance(t, torch.Tensor):
@@ -289,10 +317,13 @@ class GradientTape:
             weights = [None] * len(targets)
         else:
             from ..framework.tensor_conversion import convert_to_tensor
-            weights = [None if w is None else convert_to_tensor(w)
-                       for w in nest.flatten(output_gradients)]
+            # Matched to the target's structure: for a single target, a Python list is one
+            # value (the weight tensor), not a structure.
+            flat = [output_gradients] if not nest.is_nested(target) else nest.flatten(output_gradients)
+            weights = [None if w is None else convert_to_tensor(w) for w in flat]
             if len(weights) != len(targets):
-                raise ValueError("output_gradients must have the structure of target.")
+                raise ValueError(f"output_gradients must have the structure of target: "
+                                 f"{len(targets)} targets, {len(weights)} output gradients.")
         grads = self._differentiate(targets, weights, flat_sources)
         if not self._persistent:
             self._used = True
@@ -320,12 +351,13 @@ class GradientTape:
         plans = []
         for s in sources:
             if _is_variable(s):
-                entry = self._reads.get(id(s))
-                if entry is None or not (s.dtype.is_floating or s.dtype.is_complex):
+                entries = [self._reads.get(id(c)) for c in _components(s)]
+                entries = [e for e in entries if e is not None]
+                if not entries or not (s.dtype.is_floating or s.dtype.is_complex):
                     plans.append(None)
                     continue
-                plans.append(("var", s, [add_input(l) for l in entry.dense],
-                              [(idx, add_input(l)) for idx, l in entry.sparse]))
+                plans.append(("var", s, [add_input(a) for e in entries for a in e.dense],
+                              [(idx, add_input(a)) for e in entries for idx, a in e.sparse]))
             elif s.requires_grad:
                 plans.append(("tensor", s, add_input(s)))
             else:
@@ -437,6 +469,17 @@ def _assemble(plan: Any, raw: tuple) -> Any:
     for g in dense[1:]:
         total = total + g
     return total
+
+
+def _components(var: Any) -> tuple:
+    """The variables whose reads stand for `var` (itself, or what a wrapper delegates to).
+
+    A `tf.Variable` subclass that wraps other variables declares them with
+    `_watch_targets()`; the tape records the wrapped variables' reads and
+    sums them for the wrapper.
+    """
+    targets = getattr(var, "_watch_targets", None)
+    return tuple(targets()) if targets is not None else (var,)
 
 
 def _shape_of(s: Any) -> tuple:

@@ -55,12 +55,13 @@ _live: "weakref.WeakValueDictionary[str, Resource]" = weakref.WeakValueDictionar
 class Resource:
     """One variable's storage: the current value plus its aliasing state."""
 
-    __slots__ = ("value", "aliased", "shared_name", "__weakref__")
+    __slots__ = ("value", "aliased", "shared_name", "uid", "__weakref__")
 
     def __init__(self, value: torch.Tensor, name: str) -> None:
         self.value = value
         self.aliased = False
-        self.shared_name = f"{name}_{next(_uids)}"
+        self.uid = next(_uids)
+        self.shared_name = f"{name}_{self.uid}"
         _live[self.shared_name] = self
 
     def snapshot(self) -> torch.Tensor:

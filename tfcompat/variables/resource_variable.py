@@ -22,7 +22,9 @@ from ..framework.name_scope import current_name_scope, name_scope
 from ..framework.tensor_conversion import conversion_error, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import resource as resource_lib
+from ..ops._dispatch import tf_type_name as _tf_type_name
 from . import scatter, slicing
+from .scatter import shape_str
 from .enums import validate_synchronization_aggregation_trainable
 from .variable import Variable, VariableDef, _is_variable
 
@@ -172,6 +174,10 @@ class ResourceVariable(Variable):
     def _unique_id(self) -> str:
         return self._resource.shared_name
 
+    @property
+    def _creation_order(self) -> int:
+        return self._resource.uid
+
     _in_graph_mode = False
 
     # -- reads ----------------------------------------------------------------
@@ -190,31 +196,42 @@ class ResourceVariable(Variable):
     def sparse_read(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
         """`tf.gather(v, indices)`: rows of the variable. Its gradient is `IndexedSlices`."""
         current = self._resource.value
-        idx = convert_to_tensor(indices)
-        flat = idx.reshape(-1)
-        if flat.dtype not in (torch.int32, torch.int64):
-            flat = flat.to(torch.int64)
+        idx = indices if type(indices) is torch.Tensor else convert_to_tensor(indices)
+        if idx.dtype is not torch.int64 and idx.dtype is not torch.int32:
+            raise errors.InvalidArgumentError(
+                None, None, f"Value for attr 'Tindices' of {_tf_type_name(idx.dtype)} is not in the "
+                "list of allowed values: int32, int64")
         if current.dim() == 0:
             raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
-        if flat.device != current.device:
-            flat = flat.to(current.device)
+        flat = idx if idx.dim() == 1 else idx.reshape(-1)
         if current.is_cuda:
-            # torch would trip a device-side assert; check on the host, once.
-            scatter.check_gather_indices(flat, current.shape[0])
-        try:
-            rows = torch.index_select(current, 0, flat)
-        except (IndexError, RuntimeError):
-            scatter.check_gather_indices(flat, current.shape[0])
-            raise
-        rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
+            rows = _gather_rows_on_accelerator(current, flat.to(current.device))
+        else:
+            try:
+                rows = torch.index_select(current, 0, flat)
+            except (IndexError, RuntimeError):
+                scatter.check_gather_indices(idx.to(current.device), current.shape[0])
+                raise
+        if idx.dim() != 1:
+            rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
         if tape_lib.active_count:
             rows = tape_lib.record_sparse_read(self, idx, rows)
         return rows
 
     def gather_nd(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
-        """`tf.gather_nd(v, indices)`; differentiable with a dense gradient, as TF."""
+        """`tf.gather_nd(v, indices)`, differentiable.
+
+        As TF: with indices of shape `[n, 1]` (whole rows) the gradient is
+        `IndexedSlices` (it is a `sparse_read`), otherwise dense.
+        """
+        idx = convert_to_tensor(indices)
+        if idx.dim() == 2 and idx.shape[-1] == 1 and len(self._resource.value.shape) >= 1:
+            try:
+                return self.sparse_read(idx[:, 0])
+            except errors.InvalidArgumentError:
+                pass  # out of range: report it in gather_nd's words below
         value = self.value()
-        idx = convert_to_tensor(indices).to(value.device)
+        idx = idx.to(value.device)
         k = idx.shape[-1]
         lead = torch.tensor(value.shape[:k], device=value.device)
         flat_nd = idx.reshape(-1, k).to(torch.long)
@@ -223,7 +240,7 @@ class ResourceVariable(Variable):
             pos = int(torch.nonzero(bad)[0])
             raise errors.InvalidArgumentError(
                 None, None, f"indices[{pos}] = {flat_nd[pos].tolist()} does not index into param "
-                f"shape {list(value.shape)}")
+                f"shape {shape_str(value.shape)}")
         return value[tuple(flat_nd.unbind(1))].reshape(tuple(idx.shape[:-1]) + tuple(value.shape[k:]))
 
     # -- operand conversion ------------------------------------------------------
@@ -277,6 +294,10 @@ class ResourceVariable(Variable):
         return self if read_value else None
 
     def _update(self, delta: Any, fn: Any, inplace: Any) -> None:
+        if self._tdtype is torch.bool:
+            raise errors.InvalidArgumentError(
+                None, None, "No OpKernel was registered to support Op 'AssignAddVariableOp' with "
+                "these attrs: [dtype=DT_BOOL]: bool variables cannot be added to; use assign.")
         res = self._resource
         if type(delta) is torch.Tensor and delta.dtype is self._tdtype and not delta.requires_grad:
             t = delta
@@ -320,6 +341,8 @@ class ResourceVariable(Variable):
             return self if read_value else None
         p = slicing.plan(res.value.shape, key)
         region_shape = res.value[p.key].shape
+        if region_shape.numel() == 0:  # an empty slice takes any empty value: nothing to write
+            return self if read_value else None
         fitted = self._fit(t, region_shape)
         if p.flip:
             fitted = fitted.flip(p.flip)
@@ -332,15 +355,15 @@ class ResourceVariable(Variable):
             return slicing.fit_value(t, shape)
         except ValueError:
             raise errors.InvalidArgumentError(
-                None, None, f"Cannot broadcast input shape {list(t.shape)} into final shape "
-                f"{list(shape)}") from None
+                None, None, f"Cannot broadcast input shape {shape_str(t.shape)} into final shape "
+                f"{shape_str(shape)}") from None
 
     # -- scatter family -------------------------------------------------------------
     def _scatter(self, kind: str, sparse_delta: Any) -> "ResourceVariable":
         if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
                             f"{sparse_delta!r}")
-        updates, _ = self._operand(sparse_delta.values)
+        updates, _ = self._operand(sparse_delta._raw_values)
         idx, upd = scatter.rows(self._resource.value, sparse_delta.indices, updates)
         scatter.apply(kind, self._resource.exclusive(), idx, upd)
         return self
@@ -410,15 +433,25 @@ class ResourceVariable(Variable):
         grids = torch.meshgrid(*[torch.arange(d, device=current.device) for d in idx.shape],
                                indexing="ij")
         nd = torch.stack(list(grids[:-1]) + [idx], dim=-1)
-        return self._scatter_nd("update", nd, sparse_delta.values)
+        lead = torch.tensor(current.shape[:nd.shape[-1]], device=current.device)
+        bad = ((nd < 0) | (nd >= lead)).any(dim=-1)
+        if bool(bad.any()):
+            pos = torch.nonzero(bad)[0].tolist()
+            raise errors.InvalidArgumentError(
+                None, None, f"indices[{','.join(map(str, pos))}] = {nd[tuple(pos)].tolist()} does "
+                f"not index into shape {shape_str(current.shape)}")
+        return self._scatter_nd("update", nd, sparse_delta._raw_values)
 
     def count_up_to(self, limit: int) -> torch.Tensor:
         """Deprecated TF op: return the value and add 1, failing once `limit` is reached."""
         if self._tdtype not in (torch.int32, torch.int64):
             raise errors.InvalidArgumentError(
-                None, None, f"Value for attr 'T' of {self._dtype.name} is not in the list of "
-                "allowed values: int32, int64")
+                None, None, f"Value for attr 'T' of {_tf_type_name(self._tdtype)} is not in the list "
+                "of allowed values: int32, int64")
         old = self._resource.value.clone()
+        if old.dim() != 0:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"input is not a scalar: {shape_str(old.shape)}")
         if int(old) >= limit:
             raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
         self.assign_add(torch.ones_like(old))
@@ -439,6 +472,18 @@ class ResourceVariable(Variable):
         return (_rebuild, (self.numpy(), self._dtype.name, self._trainable, self._shared_name,
                            self._constraint, self._synchronization.value, self._aggregation.value,
                            None if self._shape.rank is None else self._shape.as_list()))
+
+
+def _gather_rows_on_accelerator(value: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
+    """Rows of `value` as TF's GPU gather: out-of-range indices give zeros, with no host sync.
+
+    (torch's kernel would trip a device-side assert, which kills the CUDA context.)
+    """
+    n = value.shape[0]
+    valid = (flat >= 0) & (flat < n)
+    rows = torch.index_select(value, 0, torch.where(valid, flat, torch.zeros_like(flat)))
+    mask = valid.reshape((-1,) + (1,) * (value.dim() - 1))
+    return torch.where(mask, rows, torch.zeros((), dtype=value.dtype, device=value.device))
 
 
 def _rebuild(value: Any, dtype: str, trainable: bool, name: str, constraint: Any,

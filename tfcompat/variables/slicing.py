@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from ..framework import errors
+from ..framework import dtypes, errors
 
 __all__ = ["SlicePlan", "plan", "is_mask", "read"]
 
@@ -51,10 +51,16 @@ def _as_index(item: Any) -> int:
         raise TypeError(_BAD_INDEX.format(item))
     if isinstance(item, numbers.Integral):
         return int(item)
-    if isinstance(item, (torch.Tensor, np.ndarray, np.generic)) or hasattr(item, "_tfcompat_tensor_like"):
-        arr = item.numpy() if hasattr(item, "numpy") and not isinstance(item, np.ndarray) else np.asarray(item)
-        if np.ndim(arr) == 0 and np.issubdtype(np.asarray(arr).dtype, np.integer):
-            return int(arr)
+    if isinstance(item, np.integer):
+        return int(item)
+    dtype = getattr(item, "dtype", None)
+    if dtype is not None and len(getattr(item, "shape", (0,))) == 0:
+        # As TF: a scalar tensor or array of int16, int32 or int64 indexes (not uint8).
+        try:
+            if dtypes.as_dtype(dtype) in (dtypes.int16, dtypes.int32, dtypes.int64):
+                return int(item)
+        except TypeError:
+            pass
     raise TypeError(_BAD_INDEX.format(item))
 
 
@@ -65,6 +71,8 @@ def _slice_bound(value: Any) -> Any:
 def plan(shape: torch.Size, key: Any) -> SlicePlan:
     """Translate a TF slice key for a tensor of `shape` into a `SlicePlan`."""
     items = list(key) if isinstance(key, (tuple, list)) else [key]
+    if len(shape) == 0 and any(it is not None and it is not Ellipsis for it in items):
+        raise errors.InvalidArgumentError(None, None, "Attempting to slice scalar input.")
     ellipses = sum(1 for it in items if it is Ellipsis)
     if ellipses > 1:
         raise errors.InvalidArgumentError(None, None, "Multiple ellipses in slice spec not allowed")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -33,14 +34,15 @@ from ..framework import dtypes
 from ..framework.tensor_conversion import (convert_to_tensor, numpy_repr,
                                            register_tensor_conversion_function)
 from ..framework.tensor_shape import TensorShape
-from ..ops import math_ops
+from ..ops import _dispatch, math_ops
 from . import creator as creator_lib
 from . import slicing
 from .enums import VariableAggregation, VariableSynchronization
 
 __all__ = ["Variable", "VariableMetaclass", "Reference", "VariableDef"]
 
-_POSITIONAL = creator_lib.CREATOR_KEYS
+_NUMERIC = _dispatch.NUMERIC
+_FLOATING = _dispatch.FLOATS | _dispatch.COMPLEX
 
 
 class VariableMetaclass(type):
@@ -58,7 +60,7 @@ def _variable_call(initial_value: Any = None, trainable: Optional[bool] = None,
                    import_scope: Optional[str] = None, constraint: Optional[Callable] = None,
                    synchronization: Any = VariableSynchronization.AUTO,
                    aggregation: Any = VariableAggregation.NONE, shape: Any = None,
-                   experimental_enable_variable_lifting: bool = True) -> Any:
+                   experimental_enable_variable_lifting: Optional[bool] = None) -> Any:
     from .resource_variable import default_variable_creator
     return creator_lib.create_variable(
         default_variable_creator,
@@ -128,32 +130,82 @@ def _unwrap(x: Any) -> Any:
     return x
 
 
-def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def _binary(fn: Callable[[Any, Any], Any], reflected_name: str, torch_fn: Any = None,
+            allowed: frozenset = frozenset()) -> Callable[[Any, Any], Any]:
+    """`self <op> other` through the TF op `fn`.
+
+    As TF's operator wrapper: when the op rejects `other` with a TypeError or
+    ValueError, `other`'s reflected operator gets a chance (a NumPy array
+    computes `array.__rtruediv__(tensor)`), else the original error stands.
+
+    `torch_fn` is a shortcut for the common case the TF rules pass
+    unchanged (a tensor of the same, allowed dtype): the per-call cost of
+    `v + x` stays close to torch's own `t + x`.
+    """
     def forward(self: "Variable", other: Any) -> Any:
-        return fn(self.value(), other)
+        x = self.value()
+        if (torch_fn is not None and type(other) is torch.Tensor and other.dtype is x.dtype
+                and x.dtype in allowed):
+            try:
+                return torch_fn(x, other)
+            except RuntimeError:
+                pass  # devices differ, shapes don't broadcast...: the TF op says it properly
+        try:
+            return fn(x, other)
+        except (TypeError, ValueError):
+            reflected = getattr(other, reflected_name, None) if reflected_name else None
+            if reflected is not None and not isinstance(other, (torch.Tensor, numbers.Number)):
+                # NumPy would defer back to torch's reflected operator; give it an array.
+                out = reflected(_to_numpy(x) if isinstance(other, np.ndarray) else x)
+                if out is not NotImplemented:
+                    return out
+            raise
     return forward
 
 
 def _reflected(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`other <op> self` when `other` did not handle it: TF's reflected operator.
+
+    A torch tensor only lands here when torch turned the TF op's TypeError
+    into NotImplemented; running the op with the tensor first restores TF's
+    error. Other values are converted to the variable's dtype, as TF does.
+    """
     def backward(self: "Variable", other: Any) -> Any:
         x = self.value()
+        if isinstance(other, torch.Tensor):
+            return fn(other, x)
         return fn(convert_to_tensor(other, dtype=dtypes.from_torch(x.dtype)), x)
     return backward
 
 
-def _and(x: Any, y: Any) -> Any:
+def _logical(op: str, fn: Any) -> Callable[[Any, Any], Any]:
+    def logical(x: torch.Tensor, y: Any) -> torch.Tensor:
+        xt, yt = _dispatch.matched(op, x, y)
+        return _dispatch.run(fn, xt, yt)
+    return logical
+
+
+def _bitwise_or_logical(logical: Callable, bitwise: Callable) -> Callable[[Any, Any], Any]:
+    """TF's `&`, `|`, `^`: logical on bool tensors, bitwise on integers."""
+    def op(x: Any, y: Any) -> Any:
+        xt = convert_to_tensor(x)
+        return (logical if xt.dtype is torch.bool else bitwise)(xt, y)
+    return op
+
+
+_and = _bitwise_or_logical(_logical("LogicalAnd", torch.logical_and), math_ops.bitwise_and)
+_or = _bitwise_or_logical(_logical("LogicalOr", torch.logical_or), math_ops.bitwise_or)
+# TF computes x ^ y as (x | y) & ~(x & y): its first op, LogicalOr, names the error.
+_xor = _bitwise_or_logical(_logical("LogicalOr", torch.logical_xor), math_ops.bitwise_xor)
+
+
+def _mul(x: Any, y: Any) -> Any:
+    """TF's `*`: a bool operand makes it an int32 product cast back to bool."""
     xt = convert_to_tensor(x)
-    return (math_ops.logical_and if xt.dtype is torch.bool else math_ops.bitwise_and)(xt, y)
-
-
-def _or(x: Any, y: Any) -> Any:
-    xt = convert_to_tensor(x)
-    return (math_ops.logical_or if xt.dtype is torch.bool else math_ops.bitwise_or)(xt, y)
-
-
-def _xor(x: Any, y: Any) -> Any:
-    xt = convert_to_tensor(x)
-    return (math_ops.logical_xor if xt.dtype is torch.bool else math_ops.bitwise_xor)(xt, y)
+    if xt.dtype is torch.bool or (isinstance(y, torch.Tensor) and y.dtype is torch.bool):
+        as_int = math_ops.multiply(math_ops.cast(xt, dtypes.int32), math_ops.cast(y, dtypes.int32))
+        return math_ops.cast(as_int, dtypes.bool)
+    return math_ops.multiply(xt, y)
 
 
 def _unimplemented(method: str) -> Callable[..., Any]:
@@ -168,9 +220,19 @@ class Variable(metaclass=VariableMetaclass):
 
     Subclasses implement the primitives (`value`, `read_value`, `assign`,
     `assign_add`, `assign_sub`, the scatter family, `sparse_read`,
-    `gather_nd`, and the properties `name`, `dtype`, `shape`, `device`,
+    `gather_nd`, `_strided_slice_assign` (behind `v[k].assign(x)` and
+    `v[k] = x`), and the properties `name`, `dtype`, `shape`, `device`,
     `trainable`, `constraint`, `synchronization`, `aggregation`, `handle`).
+
+    A subclass whose reads go through other variables (a wrapper, a
+    container of per-replica components) returns them from
+    `_watch_targets()`: `GradientTape.watch` watches them, and a gradient
+    with respect to the subclass sums theirs.
     """
+
+    def _watch_targets(self) -> tuple:
+        """The variables whose reads stand for this one (itself, by default)."""
+        return (self,)
 
     _tfcompat_variable = True
     _tfcompat_tensor_like = True
@@ -285,6 +347,10 @@ class Variable(metaclass=VariableMetaclass):
         `assign`.
         """
         kwargs = kwargs or {}
+        operator = _TENSOR_OPERATORS.get(func)
+        if operator is not None and len(args) == 2 and not kwargs and isinstance(args[0], torch.Tensor):
+            # `tensor <op> variable`: TF's operator rules, as for `variable <op> tensor`.
+            return operator(args[0], args[1])
         fname = getattr(func, "__name__", "")
         if args and _is_variable(args[0]) and (
                 (fname.endswith("_") and not fname.endswith("__"))
@@ -299,7 +365,7 @@ class Variable(metaclass=VariableMetaclass):
         return func(*_unwrap(args), **_unwrap(kwargs))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        arr = self.numpy()
+        arr = np.asarray(self.numpy())
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     # -- python protocol ---------------------------------------------------
@@ -329,6 +395,10 @@ class Variable(metaclass=VariableMetaclass):
         return complex(self.numpy())
 
     def __index__(self) -> int:
+        """tfcompat extension: an integer scalar variable is a Python index.
+
+        (TF's variables are not: `[1, 2][tf.Variable(1)]` is a TypeError there.)
+        """
         if not self.dtype.is_integer or self.shape.rank != 0:
             raise TypeError("Only integer scalar variables can be used as an index.")
         return int(self.numpy())
@@ -358,32 +428,59 @@ class Variable(metaclass=VariableMetaclass):
         self._strided_slice_assign(key, value, read_value=False)
 
     # -- operators (TF's dtype rules) ----------------------------------------
-    __add__ = _binary(math_ops.add)
+    __add__ = _binary(math_ops.add, "__radd__", torch.add, _NUMERIC)
     __radd__ = _reflected(math_ops.add)
-    __sub__ = _binary(math_ops.subtract)
+    __sub__ = _binary(math_ops.subtract, "__rsub__", torch.sub, _NUMERIC)
     __rsub__ = _reflected(math_ops.subtract)
-    __mul__ = _binary(math_ops.multiply)
-    __rmul__ = _reflected(math_ops.multiply)
-    __truediv__ = _binary(math_ops.truediv)
+    __mul__ = _binary(_mul, "__rmul__", torch.mul, _NUMERIC)
+    __rmul__ = _reflected(_mul)
+    __truediv__ = _binary(math_ops.truediv, "__rtruediv__", torch.div, _FLOATING)
     __rtruediv__ = _reflected(math_ops.truediv)
-    __floordiv__ = _binary(math_ops.floordiv)
+    __floordiv__ = _binary(math_ops.floordiv, "__rfloordiv__")
     __rfloordiv__ = _reflected(math_ops.floordiv)
-    __mod__ = _binary(math_ops.floormod)
+    __mod__ = _binary(math_ops.floormod, "__rmod__")
     __rmod__ = _reflected(math_ops.floormod)
-    __pow__ = _binary(math_ops.pow)
+    __pow__ = _binary(math_ops.pow, "__rpow__")
     __rpow__ = _reflected(math_ops.pow)
-    __matmul__ = _binary(math_ops.matmul)
+    __matmul__ = _binary(math_ops.matmul, "__rmatmul__")
     __rmatmul__ = _reflected(math_ops.matmul)
-    __lt__ = _binary(math_ops.less)
-    __le__ = _binary(math_ops.less_equal)
-    __gt__ = _binary(math_ops.greater)
-    __ge__ = _binary(math_ops.greater_equal)
-    __and__ = _binary(_and)
+    __lt__ = _binary(math_ops.less, "")
+    __le__ = _binary(math_ops.less_equal, "")
+    __gt__ = _binary(math_ops.greater, "")
+    __ge__ = _binary(math_ops.greater_equal, "")
+    __and__ = _binary(_and, "__rand__")
     __rand__ = _reflected(_and)
-    __or__ = _binary(_or)
+    __or__ = _binary(_or, "__ror__")
     __ror__ = _reflected(_or)
-    __xor__ = _binary(_xor)
+    __xor__ = _binary(_xor, "__rxor__")
     __rxor__ = _reflected(_xor)
+
+    # In-place operators: TF refuses them (a silent rebinding would leave the
+    # variable unchanged); `//=`, `%=`, `&=`... rebind to a tensor, as in TF.
+    def __iadd__(self, other: Any) -> Any:
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or "
+                           "`out = variable + value` if you need to get a new output Tensor.")
+
+    def __isub__(self, other: Any) -> Any:
+        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_sub(value)` to modify the variable, or "
+                           "`out = variable - value` if you need to get a new output Tensor.")
+
+    def __imul__(self, other: Any) -> Any:
+        raise RuntimeError("`var *= value` with `tf.Variable`s is not supported. Use "
+                           "`var.assign(var * value)` to modify the variable, or "
+                           "`out = var * value` if you need to get a new output Tensor.")
+
+    def __itruediv__(self, other: Any) -> Any:
+        raise RuntimeError("`var /= value` with `tf.Variable`s is not supported. Use "
+                           "`var.assign(var / value)` to modify the variable, or "
+                           "`out = var / value` if you need to get a new output Tensor.")
+
+    def __ipow__(self, other: Any) -> Any:
+        raise RuntimeError("`var **= value` with `tf.Variable`s is not supported. Use "
+                           "`var.assign(var ** value)` to modify the variable, or "
+                           "`out = var ** value` if you need to get a new output Tensor.")
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         return math_ops.tensor_equals(self.value(), other)
@@ -429,6 +526,25 @@ class Variable(metaclass=VariableMetaclass):
         return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
 
 
+def _tensor_operators() -> dict:
+    """The torch functions `tensor <op> variable` reaches -> TF's op for the operator.
+
+    torch reports `t + v` as `Tensor.add` (not `__add__`), so the method form
+    `t.add(v)` follows TF's rules too; `torch.add(t, v)` keeps torch's.
+    """
+    table = {"add": math_ops.add, "sub": math_ops.subtract,
+             "div": math_ops.truediv, "__floordiv__": math_ops.floordiv,
+             "remainder": math_ops.floormod, "__pow__": math_ops.pow, "matmul": math_ops.matmul,
+             "lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
+             "ge": math_ops.greater_equal, "eq": math_ops.tensor_equals,
+             "ne": lambda x, y: math_ops.tensor_equals(x, y, negate=True),
+             "__and__": _and, "__or__": _or, "__xor__": _xor, "mul": _mul}
+    return {getattr(torch.Tensor, name): fn for name, fn in table.items()}
+
+
+_TENSOR_OPERATORS = _tensor_operators()
+
+
 def _abstract(self: Any, prop: str) -> Any:
     raise NotImplementedError(f"{type(self).__name__} does not implement the `{prop}` property")
 
@@ -438,11 +554,13 @@ def _slice_assigner(var: Variable, key: Any, value: Any, use_locking: Any = None
     return var._strided_slice_assign(key, value, read_value=read_value)
 
 
-def _to_numpy(t: torch.Tensor) -> np.ndarray:
+def _to_numpy(t: torch.Tensor) -> Any:
+    """A new numpy array of `t` (a numpy scalar for 0-d, as TF's `numpy()`)."""
     t = t.detach()
     if t.dtype is torch.bfloat16:
         t = t.float()
-    return np.array(t.cpu().resolve_conj().resolve_neg().numpy(), copy=True)
+    arr = np.array(t.cpu().resolve_conj().resolve_neg().numpy(), copy=True)
+    return arr[()] if arr.ndim == 0 else arr
 
 
 def _variable_to_tensor(var: Variable, dtype: Any = None, name: Any = None, as_ref: bool = False) -> torch.Tensor:
