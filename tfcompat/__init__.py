@@ -3,26 +3,37 @@
 This module only re-exports; each name lives where its concept does.
 """
 
-from .framework import dtypes
+import contextlib as _contextlib
+
+import torch as _torch
+
+from . import bitwise, config, distribute, errors, keras, linalg, math, nn, optimizers, random
+from .framework import dtypes, nest
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,
                                float16, float32, float64, half, int8, int16, int32, int64, uint8)
-from .framework.tensor_shape import TensorShape
 from .framework.device import DeviceSpec, device
+from .framework.function import TensorSpec, function
 from .framework.indexed_slices import IndexedSlices
 from .framework.name_scope import name_scope
 from .framework.tensor_conversion import (constant, convert_to_tensor, is_tensor,
                                           register_tensor_conversion_function)
+from .framework.tensor_shape import TensorShape
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .autodiff import GradientTape, UnconnectedGradients, stop_gradient
-from .ops.math_ops import (abs, add, cast, divide, equal, floordiv, floormod, greater,
-                           greater_equal, less, less_equal, logical_and, logical_not,
-                           logical_or, logical_xor, matmul, maximum, minimum, multiply,
-                           negative, not_equal, pow, saturate_cast, subtract, truediv)
-
-import torch as _torch
+from .ops import *  # noqa: F401,F403  (the op subset; see docs/op_coverage.md)
 
 Tensor = _torch.Tensor
 newaxis = None
 
 __version__ = "0.1.0"
+
+
+def executing_eagerly() -> bool:
+    """Always True: tfcompat is eager (TF 2's default mode)."""
+    return True
+
+
+def init_scope() -> _contextlib.AbstractContextManager:
+    """TF's `init_scope` lifts code out of function graphs; in eager mode it does nothing."""
+    return _contextlib.nullcontext()

@@ -1,0 +1,107 @@
+"""Adagrad, as tf_keras' legacy Adagrad (TF's `ApplyAdagradV2` kernel).
+
+    accum = accum + g * g                  (accum starts at initial_accumulator_value)
+    var = var - g * lr / (sqrt(accum) + epsilon)
+
+This is also `torch.optim.Adagrad`'s rule with `lr_decay=0`, so the
+multi-tensor path uses torch's fused Adagrad kernel where it exists (CPU)
+and `_foreach_*` ops elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ...framework import device as device_lib
+from ...framework.indexed_slices import IndexedSlices
+from . import multi_tensor
+from .optimizer_v2 import OptimizerV2
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(OptimizerV2):
+    """The Adagrad optimizer (`tf.keras.optimizers.Adagrad`)."""
+
+    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: Optional[float] = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"initial_accumulator_value must be non-negative: "
+                             f"{initial_accumulator_value}")
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon or 1e-7
+
+    def _create_slots(self, var_list: list) -> None:
+        for var in var_list:
+            value = self._initial_accumulator_value
+            self.add_slot(var, "accumulator",
+                          lambda shape, dtype, value=value: torch.full(
+                              shape, value, dtype=dtype.as_torch,
+                              device=device_lib.current_torch_device()))
+
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        c = apply_state[(var_device, var_dtype)]
+        c.update(epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
+                                      device=device_lib.current_torch_device()),
+                 neg_lr_t=-c["lr_t"])
+
+    def set_weights(self, weights: list) -> None:
+        # Accept weights saved without the iteration count.
+        if len(self.weights) == len(weights) + 1:
+            weights = [0] + list(weights)
+        super().set_weights(weights)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Adagrad":
+        config = dict(config)
+        config.setdefault("initial_accumulator_value", 0.1)
+        return super().from_config(config, custom_objects)
+
+    # -- reference path ---------------------------------------------------------
+    def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        acc = self.get_slot(var, "accumulator")
+        acc.assign_add(grad * grad)
+        return var.assign_sub(grad * c["lr_t"] / (torch.sqrt(acc.value()) + c["epsilon"]))
+
+    def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
+                               apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        acc = self.get_slot(var, "accumulator")
+        acc_rows = acc.sparse_read(indices) + grad * grad
+        acc.scatter_update(IndexedSlices(acc_rows, indices))
+        rows = var.sparse_read(indices) - c["lr_t"] * grad / (torch.sqrt(acc_rows) + c["epsilon"])
+        return var.scatter_update(IndexedSlices(rows, indices))
+
+    # -- multi-tensor path ---------------------------------------------------------
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
+        params, grads = group.params(), group.grads
+        accs = group.slot("accumulator")
+        lr = coefficients["lr_t"]
+        if multi_tensor.fused_available("adagrad", group.device, group.dtype):
+            step = self._device_step(group.device, 1)  # unused: lr_decay is 0
+            eps = float(coefficients["epsilon"].to(torch.float64))
+            torch._fused_adagrad_(params, grads, accs, [step] * len(params),
+                                  lr=lr.to(torch.float32) if lr.dtype is not torch.float64 else lr,
+                                  lr_decay=0.0, weight_decay=0.0, eps=eps, maximize=False)
+            return
+        torch._foreach_addcmul_(accs, grads, grads)
+        denom = torch._foreach_sqrt(accs)
+        torch._foreach_add_(denom, coefficients["epsilon"])
+        update = torch._foreach_mul(grads, lr)
+        torch._foreach_div_(update, denom)
+        torch._foreach_sub_(params, update)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
+                       "decay": self._initial_decay,
+                       "initial_accumulator_value": self._initial_accumulator_value,
+                       "epsilon": self.epsilon})
+        return config

@@ -1,0 +1,95 @@
+"""Adamax (Adam with the infinity norm), as tf_keras' legacy Adamax.
+
+    m = m + (g - m) * (1 - beta_1)
+    v = max(beta_2 * v, |g|)
+    var = var - lr / (1 - beta_1 ** t) * (m / (v + epsilon))
+
+Sparse updates touch only the gradient's rows (`m`, `v` and `var`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ...framework import device as device_lib
+from ...framework.indexed_slices import IndexedSlices
+from . import multi_tensor
+from .optimizer_v2 import OptimizerV2, _cast
+
+__all__ = ["Adamax"]
+
+
+class Adamax(OptimizerV2):
+    """The Adamax optimizer (`tf.keras.optimizers.Adamax`)."""
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: Any = 0.9, beta_2: Any = 0.999,
+                 epsilon: Optional[float] = 1e-7, name: str = "Adamax", **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon or 1e-7
+
+    def _create_slots(self, var_list: list) -> None:
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        c = apply_state[(var_device, var_dtype)]
+        local_step = _cast(self.iterations + 1, var_dtype)
+        beta_1_t = self._get_hyper("beta_1", var_dtype)
+        beta_2_t = self._get_hyper("beta_2", var_dtype)
+        beta_1_power = torch.pow(beta_1_t, local_step)
+        c.update(neg_scaled_lr=-c["lr_t"] / (1 - beta_1_power),
+                 epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
+                                      device=device_lib.current_torch_device()),
+                 beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
+                 beta_2_t=beta_2_t)
+
+    # -- reference path ---------------------------------------------------------
+    def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = m.value()
+        m_t = m.assign(m_t + (grad - m_t) * c["one_minus_beta_1_t"]).value()
+        v_t = v.assign(torch.maximum(c["beta_2_t"] * v.value(), torch.abs(grad))).value()
+        return var.assign_sub(c["lr_t"] / (1 - c["beta_1_power"]) * (m_t / (v_t + c["epsilon"])))
+
+    def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
+                               apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_rows = m.sparse_read(indices) * c["beta_1_t"] + grad * c["one_minus_beta_1_t"]
+        m.scatter_update(IndexedSlices(m_rows, indices))
+        v_rows = torch.maximum(v.sparse_read(indices) * c["beta_2_t"], torch.abs(grad))
+        v.scatter_update(IndexedSlices(v_rows, indices))
+        return var.scatter_add(IndexedSlices(c["neg_scaled_lr"] * (m_rows / (v_rows + c["epsilon"])),
+                                             indices))
+
+    # -- multi-tensor path ---------------------------------------------------------
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
+        params, grads = group.params(), group.grads
+        dtype = group.dtype
+        m, v = group.slot("m"), group.slot("v")
+        torch._foreach_lerp_(m, grads, multi_tensor.one_minus(self._host_hyper("beta_1", dtype), dtype))
+        torch._foreach_mul_(v, coefficients["beta_2_t"])
+        torch._foreach_maximum_(v, torch._foreach_abs(grads))
+        denom = torch._foreach_add(v, coefficients["epsilon"])
+        step = torch._foreach_div(m, denom)
+        torch._foreach_mul_(step, coefficients["lr_t"] / (1 - coefficients["beta_1_power"]))
+        torch._foreach_sub_(params, step)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
+                       "decay": self._initial_decay,
+                       "beta_1": self._serialize_hyperparameter("beta_1"),
+                       "beta_2": self._serialize_hyperparameter("beta_2"),
+                       "epsilon": self.epsilon})
+        return config

@@ -1,0 +1,190 @@
+"""RMSprop, as tf_keras' legacy RMSprop.
+
+Without momentum (TF's Python ops; epsilon outside the sqrt):
+
+    rms = rho * rms + (1 - rho) * g * g
+    mg = rho * mg + (1 - rho) * g;  denom = rms - mg * mg      (centered; else denom = rms)
+    var = var - lr * g / (sqrt(denom) + epsilon)
+
+With momentum (TF's fused kernels; epsilon *inside* the sqrt):
+
+    rms = rms + (g * g - rms) * (1 - rho)
+    mg = mg + (g - mg) * (1 - rho);  denom = rms - mg * mg + epsilon   (centered)
+    denom = rms + epsilon                                             (otherwise)
+    mom = mom * momentum + lr * g / sqrt(denom)
+    var = var - mom
+
+The sparse paths follow TF: without momentum `rms`/`mg` decay on every
+row; with momentum only the touched rows change.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ...framework import device as device_lib
+from ...framework.indexed_slices import IndexedSlices
+from . import multi_tensor
+from .optimizer_v2 import OptimizerV2
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(OptimizerV2):
+    """The RMSprop optimizer (`tf.keras.optimizers.RMSprop`)."""
+
+    def __init__(self, learning_rate: Any = 0.001, rho: Any = 0.9, momentum: Any = 0.0,
+                 epsilon: Optional[float] = 1e-7, centered: bool = False, name: str = "RMSprop",
+                 **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("rho", rho)
+        self._momentum = (isinstance(momentum, torch.Tensor) or callable(momentum)
+                          or momentum > 0)
+        if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
+            raise ValueError(f"`momentum` must be between [0, 1]. Received: momentum={momentum} "
+                             f"(of type {type(momentum)}).")
+        self._set_hyper("momentum", momentum)
+        self.epsilon = epsilon or 1e-7
+        self.centered = centered
+
+    def _create_slots(self, var_list: list) -> None:
+        for var in var_list:
+            self.add_slot(var, "rms")
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
+        if self.centered:
+            for var in var_list:
+                self.add_slot(var, "mg")
+
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        c = apply_state[(var_device, var_dtype)]
+        rho = self._get_hyper("rho", var_dtype)
+        c.update(neg_lr_t=-c["lr_t"],
+                 epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
+                                      device=device_lib.current_torch_device()),
+                 rho=rho, momentum=self._get_hyper("momentum", var_dtype), one_minus_rho=1.0 - rho)
+
+    def set_weights(self, weights: list) -> None:
+        if len(self.weights) == len(weights) + 1:
+            weights = [0] + list(weights)
+        super().set_weights(weights)
+
+    # -- reference path ---------------------------------------------------------
+    def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        lr, rho, omr, eps = c["lr_t"], c["rho"], c["one_minus_rho"], c["epsilon"]
+        rms = self.get_slot(var, "rms")
+        if self._momentum:
+            ms = rms.value()
+            ms = rms.assign(ms + (grad * grad - ms) * omr).value()
+            if self.centered:
+                mg = self.get_slot(var, "mg")
+                mg_t = mg.value()
+                mg_t = mg.assign(mg_t + (grad - mg_t) * omr).value()
+                denom = (ms - mg_t * mg_t) + eps
+            else:
+                denom = ms + eps
+            mom = self.get_slot(var, "momentum")
+            mom_t = mom.assign(mom.value() * c["momentum"] + lr * grad / torch.sqrt(denom)).value()
+            return var.assign_sub(mom_t)
+        rms_t = rms.assign(rho * rms.value() + omr * (grad * grad)).value()
+        denom = rms_t
+        if self.centered:
+            mg = self.get_slot(var, "mg")
+            mg_t = mg.assign(rho * mg.value() + omr * grad).value()
+            denom = rms_t - mg_t * mg_t
+        return var.assign(var.value() - lr * grad / (torch.sqrt(denom) + eps))
+
+    def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
+                               apply_state: Optional[dict] = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        lr, rho, omr, eps = c["lr_t"], c["rho"], c["one_minus_rho"], c["epsilon"]
+        rms = self.get_slot(var, "rms")
+        if self._momentum:
+            ms_rows = rms.sparse_read(indices) * rho + grad * grad * omr
+            rms.scatter_update(IndexedSlices(ms_rows, indices))
+            if self.centered:
+                mg = self.get_slot(var, "mg")
+                mg_rows = mg.sparse_read(indices) * rho + grad * omr
+                mg.scatter_update(IndexedSlices(mg_rows, indices))
+                denom = (ms_rows + eps) - mg_rows * mg_rows
+            else:
+                denom = ms_rows + eps
+            mom = self.get_slot(var, "momentum")
+            mom_rows = mom.sparse_read(indices) * c["momentum"] + torch.rsqrt(denom) * lr * grad
+            mom.scatter_update(IndexedSlices(mom_rows, indices))
+            return var.scatter_sub(IndexedSlices(mom_rows, indices))
+        rms.assign(rms.value() * rho)
+        rms_t = self._resource_scatter_add(rms, indices, grad * grad * omr)
+        denom = rms_t.index_select(0, indices.to(torch.long))
+        if self.centered:
+            mg = self.get_slot(var, "mg")
+            mg.assign(mg.value() * rho)
+            mg_t = self._resource_scatter_add(mg, indices, grad * omr)
+            mg_rows = mg_t.index_select(0, indices.to(torch.long))
+            denom = denom - mg_rows * mg_rows
+        return var.scatter_add(IndexedSlices(c["neg_lr_t"] * grad / (torch.sqrt(denom) + eps), indices))
+
+    # -- multi-tensor path ---------------------------------------------------------
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
+        params, grads = group.params(), group.grads
+        dtype = group.dtype
+        lr, eps = coefficients["lr_t"], coefficients["epsilon"]
+        rms = group.slot("rms")
+        squares = torch._foreach_mul(grads, grads)
+        if self._momentum:
+            omr = multi_tensor.one_minus(self._host_hyper("rho", dtype), dtype)
+            torch._foreach_lerp_(rms, squares, omr)
+            if self.centered:
+                mg = group.slot("mg")
+                torch._foreach_lerp_(mg, grads, omr)
+                denom = torch._foreach_mul(mg, mg)
+                torch._foreach_neg_(denom)
+                torch._foreach_add_(denom, rms)
+                torch._foreach_add_(denom, eps)
+            else:
+                denom = torch._foreach_add(rms, eps)
+            torch._foreach_sqrt_(denom)
+            step = torch._foreach_mul(grads, lr)
+            torch._foreach_div_(step, denom)
+            mom = group.slot("momentum")
+            torch._foreach_mul_(mom, self._host_hyper("momentum", dtype))
+            torch._foreach_add_(mom, step)
+            torch._foreach_sub_(params, mom)
+            return
+        rho = coefficients["rho"]
+        torch._foreach_mul_(rms, rho)
+        torch._foreach_mul_(squares, coefficients["one_minus_rho"])
+        torch._foreach_add_(rms, squares)
+        if self.centered:
+            mg = group.slot("mg")
+            torch._foreach_mul_(mg, rho)
+            torch._foreach_add_(mg, torch._foreach_mul(grads, coefficients["one_minus_rho"]))
+            denom = torch._foreach_mul(mg, mg)
+            torch._foreach_neg_(denom)
+            torch._foreach_add_(denom, rms)
+            torch._foreach_sqrt_(denom)
+        else:
+            denom = torch._foreach_sqrt(rms)
+        torch._foreach_add_(denom, eps)
+        step = torch._foreach_mul(grads, lr)
+        torch._foreach_div_(step, denom)
+        torch._foreach_sub_(params, step)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
+                       "decay": self._initial_decay,
+                       "rho": self._serialize_hyperparameter("rho"),
+                       "momentum": self._serialize_hyperparameter("momentum"),
+                       "epsilon": self.epsilon, "centered": self.centered})
+        return config
+
+
+RMSProp = RMSprop
