@@ -27,6 +27,18 @@ from .optimizer_v2 import OptimizerV2, _cast
 __all__ = ["Ftrl"]
 
 
+def _sqrt(x: torch.Tensor) -> torch.Tensor:
+    """A correctly rounded square root.
+
+    torch's CPU float32 `sqrt` is off by one ulp for about a fifth of inputs;
+    FTRL's `sqrt(acc + g * g) - sqrt(acc)` cancels and magnifies that. The
+    square root of the float64 value, rounded back, is exact.
+    """
+    if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
+        return torch.sqrt(x.double()).to(x.dtype)
+    return torch.sqrt(x)
+
+
 class Ftrl(OptimizerV2):
     """The FTRL-proximal optimizer (`tf.keras.optimizers.Ftrl`)."""
 
@@ -80,7 +92,7 @@ class Ftrl(OptimizerV2):
 
     @staticmethod
     def _accum_pow(x: torch.Tensor, power: torch.Tensor, sqrt_power: bool) -> torch.Tensor:
-        return torch.sqrt(x) if sqrt_power else torch.pow(x, -power)
+        return _sqrt(x) if sqrt_power else torch.pow(x, -power)
 
     def _rule(self, c: dict, var: torch.Tensor, accum: torch.Tensor, linear: torch.Tensor,
               grad: torch.Tensor, scalar_path: bool = False) -> tuple:
@@ -136,7 +148,7 @@ class Ftrl(OptimizerV2):
         neg_p = -c["learning_rate_power"]
 
         def accum_pow(xs: list) -> list:
-            return torch._foreach_sqrt(xs) if sqrt_power else torch._foreach_pow(xs, neg_p)
+            return [_sqrt(x) for x in xs] if sqrt_power else torch._foreach_pow(xs, neg_p)
 
         if self._l2_shrinkage_regularization_strength > 0.0:
             g_s = torch._foreach_mul(params, 2 * c["l2_shrinkage_regularization_strength"])

@@ -25,7 +25,9 @@ goes through `tf.Variable`, so creator scopes see it.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
+import warnings
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
@@ -113,6 +115,9 @@ class OptimizerV2:
                                 f"kwargs are {_ALLOWED_KWARGS}.")
             if kwargs[k] is not None and kwargs[k] < 0:
                 raise ValueError(f"Expected {k} >= 0, received: {kwargs[k]}")
+            if k == "lr":
+                warnings.warn("The `lr` argument is deprecated, use `learning_rate` instead.",
+                              stacklevel=3)
         self._use_locking = True
         self._name = name or type(self).__name__.lower()
         self._hyper: dict = {}
@@ -330,11 +335,20 @@ class OptimizerV2:
         return self.iterations
 
     def _apply_one(self, var: Any, grad: Any, apply_state: dict) -> Any:
-        """The reference path for one variable (TF's `apply_grad_to_update_var`)."""
+        """The reference path for one variable (TF's `apply_grad_to_update_var`).
+
+        As tf_keras, `apply_state` is passed only to rules that accept it, so
+        subclasses written with the seed's `(grad, handle)` signatures work.
+        """
         if isinstance(grad, IndexedSlices):
+            kwargs = {"apply_state": apply_state} if self._accepts_apply_state(
+                "_resource_apply_sparse") else {}
             return self._resource_apply_sparse_duplicate_indices(
-                grad.values, var, grad.indices, apply_state=apply_state)
-        result = self._resource_apply_dense(grad, var, apply_state=apply_state)
+                grad.values, var, grad.indices, **kwargs)
+        if self._accepts_apply_state("_resource_apply_dense"):
+            result = self._resource_apply_dense(grad, var, apply_state=apply_state)
+        else:
+            result = self._resource_apply_dense(grad, var)
         if var.constraint is not None:
             return var.assign(var.constraint(var))
         return result
@@ -377,6 +391,17 @@ class OptimizerV2:
     def _slots_are_resources(self, variables: list) -> bool:
         return all(hasattr(slot, "_resource")
                    for v in variables for slot in self._slots.get(_var_key(v), {}).values())
+
+    @classmethod
+    def _accepts_apply_state(cls, method: str) -> bool:
+        key = f"_accepts_apply_state_{method}"
+        cached = cls.__dict__.get(key)
+        if cached is None:
+            parameters = inspect.signature(getattr(cls, method)).parameters
+            cached = "apply_state" in parameters or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+            setattr(cls, key, cached)
+        return cached
 
     @classmethod
     def _has_multi_tensor(cls) -> bool:

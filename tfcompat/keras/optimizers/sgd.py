@@ -88,7 +88,9 @@ class SGD(OptimizerV2):
         accums = group.slot("momentum")
         momentum = self._host_hyper("momentum", group.dtype)
         scaled = torch._foreach_mul(grads, neg_lr)  # -g * lr
-        if multi_tensor.fused_available("sgd", group.device, group.dtype):
+        # (torch's fused kernel treats momentum 0 as "no buffers"; a momentum hyperparameter
+        # set to 0 after the slots exist takes the foreach path.)
+        if momentum != 0.0 and multi_tensor.fused_available("sgd", group.device, group.dtype):
             # torch's fused SGD computes buf = m * buf + g'; p -= lr' * (buf | g' + m * buf).
             # With g' = -g * lr and lr' = -1 that is exactly Keras' rule on Keras' slot.
             torch._fused_sgd_(params, scaled, accums, weight_decay=0.0, momentum=momentum,

@@ -1,0 +1,396 @@
+"""The multi-tensor fast path (`multi_tensor.py` + `_multi_tensor_apply_dense`).
+
+Properties, for every table configuration:
+
+* it is the path built-ins take for dense gradients (and only then);
+* variables and slot values equal the reference path's (`use_multi_tensor=False`);
+* snapshots users read between steps keep their values (copy-on-write) and
+  the step still lands on the variable and its slots;
+* no per-step host read: after the first step, steps convert no device
+  scalar (iteration count, hyperparameters) to a Python number; a write from
+  outside (`opt.iterations.assign(...)`, `opt.beta_1 = ...`) causes exactly
+  one refresh of that scalar, and the new value is used.
+
+Host reads are counted by wrapping the `convert` callback that
+`multi_tensor.HostScalars.read` calls on a cache miss.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+import torch
+
+import tfcompat as tf
+from tfcompat.keras.optimizers import multi_tensor
+from tfcompat.keras.optimizers.optimizer_v2 import OptimizerV2
+
+from optimizer_info import ALL_CONFIGS, INFO_BY_NAME, HyperRange, build, config_id, to_numpy, tolerance
+
+CONFIG_IDS = [config_id(p) for p in ALL_CONFIGS]
+
+
+def _problem(seed=0, dtypes=(np.float32, np.float32, np.float64)):
+    rs = np.random.RandomState(seed)
+    shapes = [(3,), (2, 3), (4, 2)]
+    init = [rs.uniform(-1, 1, s).astype(d) for s, d in zip(shapes, dtypes)]
+    steps = [[rs.uniform(0.05, 1.0, s).astype(d) * np.where(rs.uniform(size=s) < 0.5, -1, 1).astype(d)
+              for s, d in zip(shapes, dtypes)] for _ in range(4)]
+    return init, steps
+
+
+def _variables(init, prefix="v"):
+    return [tf.Variable(x.copy(), name=f"{prefix}{i}") for i, x in enumerate(init)]
+
+
+def _apply(opt, variables, grads):
+    opt.apply_gradients(zip([torch.from_numpy(g) for g in grads], variables))
+
+
+@pytest.fixture
+def host_reads(monkeypatch):
+    """A Counter of HostScalars conversions (cache misses) by key."""
+    counts: collections.Counter = collections.Counter()
+    original = multi_tensor.HostScalars.read
+
+    def read(self, key, tensor, convert):
+        def counting(t):
+            counts[key] += 1
+            return convert(t)
+        return original(self, key, tensor, counting)
+
+    monkeypatch.setattr(multi_tensor.HostScalars, "read", read)
+    return counts
+
+
+# ---------------------------------------------------------------------------
+# which path runs
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_dense_built_ins_take_the_multi_tensor_path(pair, monkeypatch):
+    info, cfg = pair
+    calls = collections.Counter()
+    cls = info.cls
+    fast, slow = cls._multi_tensor_apply_dense, cls._resource_apply_dense
+
+    def spy_fast(self, group, coefficients):
+        calls["fast"] += len(group)
+        return fast(self, group, coefficients)
+
+    def spy_slow(self, *args, **kwargs):
+        calls["slow"] += 1
+        return slow(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "_multi_tensor_apply_dense", spy_fast)
+    monkeypatch.setattr(cls, "_resource_apply_dense", spy_slow)
+    monkeypatch.setattr(cls, "_multi_tensor_ok", True, raising=False)  # the spies are not overrides
+    init, steps = _problem()
+    opt = cls(**cfg.kwargs)
+    variables = _variables(init)
+    _apply(opt, variables, steps[0])
+    assert calls == {"fast": 3}
+    opt.use_multi_tensor = False
+    _apply(opt, variables, steps[1])
+    assert calls == {"fast": 3, "slow": 3}
+    # sparse gradients always take the per-variable path
+    opt.use_multi_tensor = True
+    calls.clear()
+    opt.apply_gradients([(tf.IndexedSlices(torch.ones(2, 2, dtype=torch.float64), torch.tensor([0, 0])),
+                          variables[2]), (torch.ones(3), variables[0])])
+    assert calls == {"fast": 1}
+
+
+def test_subclass_rules_are_never_replaced_by_the_fast_path():
+    class MyRule(OptimizerV2):
+        def __init__(self):
+            super().__init__("MyRule")
+            self._set_hyper("learning_rate", 0.5)
+
+        def _resource_apply_dense(self, grad, var, apply_state=None):
+            return var.assign_sub(grad * 2.0)
+
+        def get_config(self):
+            return super().get_config()
+
+    assert not MyRule._has_multi_tensor()
+    v = tf.Variable([1.0, 2.0])
+    MyRule().apply_gradients([(torch.ones(2), v)])
+    np.testing.assert_array_equal(to_numpy(v), [-1.0, 0.0])
+
+
+# ---------------------------------------------------------------------------
+# equal to the reference path
+# ---------------------------------------------------------------------------
+
+
+def _run(info, kwargs, init, steps, multi, between=None):
+    opt = build(info, kwargs, multi_tensor=multi)
+    variables = _variables(init)
+    for k, grads in enumerate(steps):
+        if between is not None:
+            between(k, opt, variables)
+        _apply(opt, variables, grads)
+    return opt, variables
+
+
+def _assert_same(info, a, b, what=""):
+    (opt_a, vars_a), (opt_b, vars_b) = a, b
+    assert opt_a.get_slot_names() == opt_b.get_slot_names()
+    assert [w.name for w in opt_a.weights] == [w.name for w in opt_b.weights]
+    config = {k: float(v) if isinstance(v, (np.generic, np.ndarray)) else v for k, v in opt_a.get_config().items()}
+    for x, y in zip(vars_a, vars_b):
+        tol = tolerance(x.dtype.name, info.name, config)
+        np.testing.assert_allclose(to_numpy(x), to_numpy(y), *tol, err_msg=f"{what} {x.name}")
+        for name in opt_a.get_slot_names():
+            np.testing.assert_allclose(to_numpy(opt_a.get_slot(x, name)), to_numpy(opt_b.get_slot(y, name)), *tol,
+                                       err_msg=f"{what} slot {name} of {x.name}")
+    for wa, wb in zip(opt_a.weights, opt_b.weights):  # iter, momentum_cache, slots
+        np.testing.assert_allclose(to_numpy(wa).astype(np.float64), to_numpy(wb).astype(np.float64),
+                                   *tolerance(wa.dtype.name if wa.dtype.is_floating else "float64"),
+                                   err_msg=f"{what} weight {wa.name}")
+
+
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_slots_and_variables_equal_reference_path(pair):
+    info, cfg = pair
+    init, steps = _problem()
+    _assert_same(info, _run(info, cfg.kwargs, init, steps, True), _run(info, cfg.kwargs, init, steps, False),
+                 config_id(pair))
+
+
+# ---------------------------------------------------------------------------
+# copy-on-write snapshots
+# ---------------------------------------------------------------------------
+
+READS = {
+    "value": lambda v: v.value(),
+    "read_value": lambda v: v.read_value(),
+    "identity": lambda v: tf.identity(v),
+    "convert_to_tensor": lambda v: tf.convert_to_tensor(v),
+    "view": lambda v: v.value()[0],
+    "arithmetic_alias": lambda v: v.value().reshape(-1),
+}
+
+
+@pytest.mark.parametrize("read", list(READS))
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_snapshots_survive_steps_and_steps_land(pair, read):
+    info, cfg = pair
+    init, steps = _problem(seed=3)
+    baseline = _run(info, cfg.kwargs, init, steps, True)
+    held = []  # (snapshot, numpy copy at read time)
+
+    def between(k, opt, variables):
+        if k == 0:
+            return
+        for v in variables:
+            snap = READS[read](v)
+            held.append((snap, np.array(to_numpy(snap), copy=True)))
+            for name in opt.get_slot_names():
+                snap = READS[read](opt.get_slot(v, name))
+                held.append((snap, np.array(to_numpy(snap), copy=True)))
+
+    result = _run(info, cfg.kwargs, init, steps, True, between=between)
+    for snap, at_read in held:
+        np.testing.assert_array_equal(to_numpy(snap), at_read)
+    (opt_a, vars_a), (opt_b, vars_b) = result, baseline
+    for x, y in zip(vars_a, vars_b):
+        np.testing.assert_array_equal(to_numpy(x), to_numpy(y))
+        for name in opt_a.get_slot_names():
+            np.testing.assert_array_equal(to_numpy(opt_a.get_slot(x, name)), to_numpy(opt_b.get_slot(y, name)))
+
+
+def test_snapshot_taken_inside_a_tape_survives_the_step():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    opt = tf.keras.optimizers.Adam(0.1)
+    with tf.GradientTape() as tape:
+        seen = v.value()
+        loss = tf.reduce_sum(tf.multiply(v, v))
+    grads = tape.gradient(loss, [v])
+    opt.apply_gradients(zip(grads, [v]))
+    np.testing.assert_array_equal(to_numpy(seen), [1.0, 2.0, 3.0])
+    assert not np.array_equal(to_numpy(v), [1.0, 2.0, 3.0])
+
+
+# ---------------------------------------------------------------------------
+# host reads
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_no_host_reads_after_the_first_step(pair, host_reads):
+    info, cfg = pair
+    init, steps = _problem()
+    opt = build(info, cfg.kwargs)
+    variables = _variables(init)
+    _apply(opt, variables, steps[0])
+    first = dict(host_reads)
+    host_reads.clear()
+    for grads in steps[1:]:
+        _apply(opt, variables, grads)
+        # what users do between steps: log the step count, keep a snapshot of it
+        int(opt.iterations.numpy())
+        kept = opt.iterations.value()  # noqa: F841
+    assert dict(host_reads) == {}, f"host reads after the first step: {dict(host_reads)} (first: {first})"
+
+
+def _new_value(info, name):
+    if name in info.settable:
+        return info.settable[name]
+    spec = info.space[name]
+    options = spec if isinstance(spec, tuple) else (spec,)
+    for option in options:
+        if isinstance(option, HyperRange):
+            return (option.lo + option.hi) / 2
+    raise AssertionError(f"no new value for {info.name}.{name}")
+
+
+def _mirrored(info, cfg):
+    """The host-mirrored scalars of a configuration: the keys its first step converts."""
+    counts: collections.Counter = collections.Counter()
+    original = multi_tensor.HostScalars.read
+
+    def read(self, key, tensor, convert):
+        def counting(t):
+            counts[key] += 1
+            return convert(t)
+        return original(self, key, tensor, counting)
+
+    init, steps = _problem()
+    opt = build(info, cfg.kwargs)
+    try:
+        multi_tensor.HostScalars.read = read
+        _apply(opt, _variables(init), steps[0])
+    finally:
+        multi_tensor.HostScalars.read = original
+    return sorted(counts, key=str)
+
+
+MIRRORED = [(info, cfg, key) for info, cfg in ALL_CONFIGS for key in _mirrored(info, cfg)]
+
+
+def test_some_scalars_are_mirrored():
+    """The fast path mirrors at least Adam's step count and beta_1 (the fused kernel's host floats)."""
+    keys = {(info.name, str(key)) for info, _, key in MIRRORED}
+    assert ("Adam", "iterations") in keys
+    assert any(name == "Adam" and "beta_1" in key for name, key in keys)
+
+
+def _perturb(info, key, opt):
+    if key == "iterations":
+        opt.iterations.assign(opt.iterations.numpy() + 5)
+    else:
+        name = key[0]
+        setattr(opt, name, _new_value(info, name))
+
+
+@pytest.mark.parametrize("info,cfg,key", MIRRORED,
+                         ids=[f"{i.name}/{c.name}/{k if isinstance(k, str) else k[0] + '-' + str(k[1])}"
+                              for i, c, k in MIRRORED])
+def test_outside_write_refreshes_once_and_is_honoured(info, cfg, key, host_reads):
+    init, steps = _problem()
+
+    def between(k, opt, variables):
+        if k == 2:
+            _perturb(info, key, opt)
+
+    counts_per_step = []
+
+    def between_counting(k, opt, variables):
+        counts_per_step.append(dict(host_reads))
+        host_reads.clear()
+        between(k, opt, variables)
+
+    fast = _run(info, cfg.kwargs, init, steps, True, between=between_counting)
+    counts_per_step.append(dict(host_reads))
+    # counts_per_step[k] holds the reads of step k - 1 (index 0: before the first step)
+    assert counts_per_step[2] == {}, counts_per_step
+    assert counts_per_step[3].get(key) == 1, f"step after the write: {counts_per_step[3]}"
+    assert counts_per_step[4] == {}, counts_per_step
+    slow = _run(info, cfg.kwargs, init, steps, False, between=between)
+    _assert_same(info, fast, slow, f"{info.name}/{cfg.name} after writing {key}")
+
+
+def test_iterations_assign_is_honoured_by_adam():
+    """Adam's bias correction uses the assigned step count on the very next step."""
+    init, steps = _problem(dtypes=(np.float64, np.float64, np.float64))
+    a = build("Adam", dict(learning_rate=0.1))
+    b = build("Adam", dict(learning_rate=0.1), multi_tensor=False)
+    va, vb = _variables(init), _variables(init)
+    for opt, vs in ((a, va), (b, vb)):
+        _apply(opt, vs, steps[0])
+        opt.iterations.assign(100)
+        _apply(opt, vs, steps[1])
+        assert int(opt.iterations.numpy()) == 101
+    for x, y in zip(va, vb):
+        np.testing.assert_allclose(to_numpy(x), to_numpy(y), rtol=1e-12, atol=1e-14)
+    # and it differs from not assigning (the bias correction changed)
+    c = build("Adam", dict(learning_rate=0.1))
+    vc = _variables(init)
+    _apply(c, vc, steps[0])
+    _apply(c, vc, steps[1])
+    assert not np.allclose(to_numpy(vc[0]), to_numpy(va[0]), rtol=1e-9, atol=0)
+
+
+def test_mixed_dtypes_and_many_variables_in_one_call():
+    info = INFO_BY_NAME["Adam"]
+    rs = np.random.RandomState(5)
+    init = [rs.uniform(-1, 1, (i % 4 + 1, 3)).astype(np.float64 if i % 2 else np.float32) for i in range(40)]
+    steps = [[rs.uniform(-1, 1, x.shape).astype(x.dtype) for x in init] for _ in range(3)]
+    _assert_same(info, _run(info, {"learning_rate": 0.05, "amsgrad": True}, init, steps, True),
+                 _run(info, {"learning_rate": 0.05, "amsgrad": True}, init, steps, False), "40 variables")
+
+
+# ---------------------------------------------------------------------------
+# outside writes and changing variable lists
+# ---------------------------------------------------------------------------
+
+WRITES = {
+    "assign_variable": lambda opt, vs: vs[0].assign(np.full(vs[0].shape.as_list(), 0.5, to_numpy(vs[0]).dtype)),
+    "assign_add_variable": lambda opt, vs: vs[1].assign_add(np.ones(vs[1].shape.as_list(), to_numpy(vs[1]).dtype)),
+    "slice_assign_variable": lambda opt, vs: vs[1][0].assign(np.zeros(3, to_numpy(vs[1]).dtype)),
+    "assign_slots": lambda opt, vs: [opt.get_slot(v, s).assign(np.full(v.shape.as_list(), 0.25, to_numpy(v).dtype))
+                                     for v in vs for s in opt.get_slot_names()],
+    "set_weights": lambda opt, vs: opt.set_weights([np.asarray(w) * 0 + (1 if np.ndim(w) == 0 else 0.125)
+                                                    for w in opt.get_weights()]),
+}
+
+
+@pytest.mark.parametrize("write", list(WRITES))
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_outside_writes_between_steps_are_honoured(pair, write):
+    info, cfg = pair
+    init, steps = _problem(seed=4)
+
+    def between(k, opt, variables):
+        if k == 2:
+            WRITES[write](opt, variables)
+
+    _assert_same(info, _run(info, cfg.kwargs, init, steps, True, between=between),
+                 _run(info, cfg.kwargs, init, steps, False, between=between), f"{config_id(pair)} {write}")
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Ftrl"])
+def test_rotating_variable_lists(name):
+    """More distinct variable lists than the step-plan cache holds, in changing orders."""
+    info = INFO_BY_NAME[name]
+    kwargs = dict(info.configs[2].kwargs)
+    rs = np.random.RandomState(9)
+    init = [rs.uniform(-1, 1, (i % 3 + 1, 2)).astype(np.float32) for i in range(6)]
+    lists = [[i % 6, (i + 1) % 6, (i * 5 + 2) % 6] for i in range(12)] + [[5, 4, 3, 2, 1, 0], [0]]
+    lists = [sorted(set(l), key=l.index) for l in lists]
+    results = []
+    for multi in (True, False):
+        opt = build(info, kwargs, multi_tensor=multi)
+        variables = _variables(init)
+        g_rs = np.random.RandomState(10)
+        for rnd in range(2):
+            for idx in lists:
+                grads = [torch.from_numpy(g_rs.uniform(-1, 1, init[i].shape).astype(np.float32)) for i in idx]
+                opt.apply_gradients(zip(grads, [variables[i] for i in idx]))
+        results.append((opt, variables))
+    _assert_same(info, *results, f"{name} rotating lists")
