@@ -59,3 +59,48 @@ def tensorflow():
         return tf_real
     except Exception:
         return None
+
+
+def interleaved_ms(fns: dict, repeat: int = 15, warmup: int = 3,
+                   device: Optional[torch.device] = None) -> dict:
+    """Median wall time (ms) of one call of each function, measured in alternation.
+
+    Taking turns (a, b, c, a, b, c, ...) keeps slow drifts of the machine
+    (memory bandwidth, frequency, neighbours) out of the ratios.
+    """
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    sync(device)
+    runs: dict = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            sync(device)
+            runs[name].append(time.perf_counter() - start)
+    return {name: statistics.median(r) * 1e3 for name, r in runs.items()}
+
+
+def interleaved_us(fns: dict, repeat: int = 9, number: Optional[int] = None,
+                   device: Optional[torch.device] = None) -> dict:
+    """Per-call microseconds of each function: median of `repeat` alternating runs of `number` calls."""
+    first = next(iter(fns.values()))
+    for fn in fns.values():
+        for _ in range(3):
+            fn()
+    sync(device)
+    if number is None:  # aim at ~10 ms per run of the first function
+        start = time.perf_counter()
+        first()
+        sync(device)
+        number = max(1, min(20000, int(0.01 / max(time.perf_counter() - start, 1e-7))))
+    runs: dict = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            sync(device)
+            runs[name].append((time.perf_counter() - start) / number)
+    return {name: statistics.median(r) * 1e6 for name, r in runs.items()}

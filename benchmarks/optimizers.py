@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
 from benchmarks._tf import tf_timings  # noqa: E402
-from benchmarks._timing import median_ms  # noqa: E402
+from benchmarks._timing import interleaved_ms  # noqa: E402
 
 LAYOUTS = ((1, 10_000_000), (200, 50_000), (2000, 100))
 
@@ -73,13 +73,13 @@ def main() -> None:
                 variables = [tf.Variable(v) for v in values]
             opt = make_ours()
             pairs = list(zip(grads, variables))
-            ours = median_ms(lambda: opt.apply_gradients(pairs), repeat=args.repeat, device=device)
-            theirs = {}
+            steps = {"tfcompat": lambda: opt.apply_gradients(pairs)}
             for label, make in torch_makers.items():
                 params = [torch.nn.Parameter(v.clone()) for v in values]
-                step = _torch_step(params, grads, make)
-                theirs[label] = median_ms(step, repeat=args.repeat, device=device)
-                del params, step
+                steps[label] = _torch_step(params, grads, make)
+            times = interleaved_ms(steps, repeat=args.repeat, device=device)
+            ours = times.pop("tfcompat")
+            theirs = times
             foreach = theirs.get("torch foreach")
             fused = theirs.get("torch fused")
             tf_value = (tf_ms or {}).get(f"{name}/{count}x{size}")
@@ -89,7 +89,7 @@ def main() -> None:
                   + (f"{ours / foreach:10.2f}" if foreach else f"{'-':>10}")
                   + (f"{ours / fused:8.2f}" if fused else f"{'-':>8}")
                   + (f"{tf_value / ours:12.2f}" if tf_value else f"{'-':>12}"))
-            del variables, opt, pairs, values, grads
+            del variables, opt, pairs, values, grads, steps
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
 from benchmarks._tf import tf_timings  # noqa: E402
-from benchmarks._timing import per_call_us  # noqa: E402
+from benchmarks._timing import interleaved_us  # noqa: E402
 
 
 def main() -> None:
@@ -53,8 +53,8 @@ def main() -> None:
             "sparse_read": (lambda: v.sparse_read(idx), lambda: torch.index_select(t, 0, idx)),
         }
         for name, (ours, theirs) in cases.items():
-            rows.append((label, name, per_call_us(ours, device=device),
-                         per_call_us(theirs, device=device)))
+            times = interleaved_us({"ours": ours, "theirs": theirs}, device=device)
+            rows.append((label, name, times["ours"], times["theirs"]))
     tf_us = tf_timings(args.tf_python, {"kind": "variables"}) if device.type == "cpu" else None
     print(f"device: {device}, torch {torch.__version__}; TF eager: "
           + ("measured" if tf_us else "not measured (pass --tf-python)"))

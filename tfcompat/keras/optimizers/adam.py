@@ -20,11 +20,13 @@ every row of the variable, as tf_keras does.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional
 
 import torch
 
+from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2, _cast
@@ -58,16 +60,21 @@ class Adam(OptimizerV2):
     def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
-        local_step = _cast(self.iterations + 1, var_dtype)
-        beta_1_t = self._get_hyper("beta_1", var_dtype)
-        beta_2_t = self._get_hyper("beta_2", var_dtype)
-        beta_1_power = torch.pow(beta_1_t, local_step)
-        beta_2_power = torch.pow(beta_2_t, local_step)
-        c.update(
-            lr=c["lr_t"] * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
-            epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch, device=beta_1_t.device),
-            beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
-            beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
+        # The per-variable rules read these; the fused kernel needs only lr_t.
+        c.defer(functools.partial(self._bias_correction, var_device, var_dtype, c["lr_t"]))
+
+    def _bias_correction(self, var_device: str, var_dtype: Any, lr_t: torch.Tensor) -> dict:
+        with device_lib.device(var_device):
+            local_step = _cast(self.iterations + 1, var_dtype)
+            beta_1_t = self._get_hyper("beta_1", var_dtype)
+            beta_2_t = self._get_hyper("beta_2", var_dtype)
+            beta_1_power = torch.pow(beta_1_t, local_step)
+            beta_2_power = torch.pow(beta_2_t, local_step)
+            return dict(
+                lr=lr_t * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
+                epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch, device=beta_1_t.device),
+                beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
+                beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
 
     def set_weights(self, weights: list) -> None:
         # Accept weights saved from an amsgrad Adam (3 slots per variable).

@@ -25,7 +25,48 @@ from typing import Any, Callable, Optional
 
 import torch
 
-__all__ = ["DenseGroup", "HostScalars", "fused_available", "deduplicate"]
+__all__ = ["DenseGroup", "HostScalars", "Coefficients", "fused_available", "deduplicate"]
+
+
+class Coefficients(dict):
+    """One (device, dtype)'s `apply_state` entry, with entries computed on first use.
+
+    `_prepare_local` may `defer(fn)` work that only some update paths read
+    (the bias-corrected learning rate of Adam's per-variable rule, say): the
+    fused kernels never ask for it, so a fused step launches no kernels to
+    compute it. `fn()` returns a dict of entries; it runs when any missing
+    entry is read, through `[]`, `get` or `in`.
+    """
+
+    __slots__ = ("_deferred",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._deferred: list = []
+
+    def defer(self, fn: Callable[[], dict]) -> None:
+        self._deferred.append(fn)
+
+    def _resolve(self) -> None:
+        while self._deferred:
+            self.update(self._deferred.pop(0)())
+
+    def __missing__(self, key: Any) -> Any:
+        if not self._deferred:
+            raise KeyError(key)
+        self._resolve()
+        return self[key]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            return default
+        return self[key]
+
+    def __contains__(self, key: Any) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        self._resolve()
+        return dict.__contains__(self, key)
 
 
 def fused_available(kind: str, device: torch.device, dtype: torch.dtype) -> bool:

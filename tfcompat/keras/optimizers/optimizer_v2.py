@@ -243,7 +243,7 @@ class OptimizerV2:
                                "`tf.distribute.get_replica_context`.")
         var_list = [v for _, v in grads_and_vars]
         plan = self._plan_for(var_list)
-        grads_and_vars = [(self._checked_gradient(g, v), v) for g, v in grads_and_vars]
+        grads_and_vars = self._checked_gradients(grads_and_vars)
         apply_state = self._prepare(var_list, plan.apply_keys)
         if experimental_aggregate_gradients:
             grads_and_vars = self._transform_unaggregated_gradients(grads_and_vars)
@@ -271,14 +271,26 @@ class OptimizerV2:
             self._plans[key] = plan
         return plan
 
+    def _checked_gradients(self, grads_and_vars: Iterable) -> list:
+        """Every gradient as a tensor or IndexedSlices matching its variable, or an error.
+
+        The common case (a tensor of the variable's dtype, shape and device) is
+        checked inline: this runs for every variable of every step.
+        """
+        out = []
+        for grad, var in grads_and_vars:
+            resource = getattr(var, "_resource", None)
+            if resource is not None and type(grad) is torch.Tensor:
+                value = resource.value
+                if (grad.dtype is value.dtype and grad.shape == value.shape
+                        and grad.get_device() == value.get_device()):
+                    out.append((grad, var))
+                    continue
+            out.append((self._checked_gradient(grad, var), var))
+        return out
+
     def _checked_gradient(self, grad: Any, var: Any) -> Any:
         """The gradient as a tensor or IndexedSlices matching `var`, or an error."""
-        resource = getattr(var, "_resource", None)
-        if resource is not None and type(grad) is torch.Tensor:
-            value = resource.value
-            if (grad.dtype is value.dtype and grad.shape == value.shape
-                    and grad.get_device() == value.get_device()):
-                return grad
         shape = tuple(var.handle.shape) if hasattr(var, "handle") else tuple(var.shape.as_list())
         want = var.dtype.as_torch
         if isinstance(grad, IndexedSlices):
@@ -469,6 +481,18 @@ class OptimizerV2:
                                    lambda t: float(t.to(dtype).to(torch.float64)))
         t = convert_to_tensor(value)
         return float(t.to(torch.float32).to(dtype).to(torch.float64))
+
+    def _host_lr(self, dtype: torch.dtype) -> Optional[float]:
+        """The step's learning rate as a Python float when it is known without a device read.
+
+        That is the case for a learning rate held in a (hyperparameter) variable
+        or given as a number, with no decay; schedules and callables give None.
+        """
+        value = self._hyper.get("learning_rate")
+        if self._initial_decay > 0.0 or isinstance(value, schedules.LearningRateSchedule) or (
+                callable(value) and not isinstance(value, Variable)) or isinstance(value, torch.Tensor):
+            return None
+        return self._host_hyper("learning_rate", dtype)
 
     # -- hyperparameters -------------------------------------------------------
     def _set_hyper(self, name: str, value: Any) -> None:
@@ -682,7 +706,7 @@ class OptimizerV2:
         """Per (device, dtype) coefficients for this step (`_prepare_local`)."""
         apply_state: dict = {}
         for key in keys if keys is not None else {(v.device, v.dtype) for v in var_list}:
-            apply_state[key] = {}
+            apply_state[key] = multi_tensor.Coefficients()
             with device_lib.device(key[0]):
                 self._prepare_local(key[0], key[1], apply_state)
         return apply_state
@@ -692,7 +716,7 @@ class OptimizerV2:
             apply_state[(var_device, var_dtype)]["lr_t"] = self._decayed_lr(var_dtype)
 
     def _fallback_apply_state(self, var_device: str, var_dtype: Any) -> dict:
-        apply_state = {(var_device, var_dtype): {}}
+        apply_state = {(var_device, var_dtype): multi_tensor.Coefficients()}
         self._prepare_local(var_device, var_dtype, apply_state)
         return apply_state[(var_device, var_dtype)]
 

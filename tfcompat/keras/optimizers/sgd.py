@@ -81,22 +81,36 @@ class SGD(OptimizerV2):
     # -- multi-tensor path ---------------------------------------------------------
     def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
         params, grads = group.params(), group.grads
-        neg_lr = -coefficients["lr_t"]
+        lr = coefficients["lr_t"]
+        fused = multi_tensor.fused_available("sgd", group.device, group.dtype)
         if not self._momentum:
-            torch._foreach_add_(params, torch._foreach_mul(grads, neg_lr))
+            if fused:  # var -= g * lr, one kernel, no temporaries
+                torch._fused_sgd_(params, grads, [], weight_decay=0.0, momentum=0.0, lr=lr,
+                                  dampening=0.0, nesterov=False, maximize=False, is_first_step=False)
+            else:
+                torch._foreach_add_(params, torch._foreach_mul(grads, -lr))
             return
         accums = group.slot("momentum")
         momentum = self._host_hyper("momentum", group.dtype)
-        scaled = torch._foreach_mul(grads, neg_lr)  # -g * lr
-        # (torch's fused kernel treats momentum 0 as "no buffers"; a momentum hyperparameter
-        # set to 0 after the slots exist takes the foreach path.)
-        if momentum != 0.0 and multi_tensor.fused_available("sgd", group.device, group.dtype):
-            # torch's fused SGD computes buf = m * buf + g'; p -= lr' * (buf | g' + m * buf).
-            # With g' = -g * lr and lr' = -1 that is exactly Keras' rule on Keras' slot.
-            torch._fused_sgd_(params, scaled, accums, weight_decay=0.0, momentum=momentum,
-                              lr=-1.0, dampening=0.0, nesterov=self.nesterov, maximize=False,
-                              is_first_step=False)
+        host_lr = self._host_lr(group.dtype)
+        # torch's fused SGD: buf = m * buf + (1 - dampening) * g; var -= lr' * buf (nesterov:
+        # var -= lr' * (g + m * buf)). Keras keeps lr inside its accumulator:
+        # accum = m * accum - lr * g; var += accum. So dampening = 1 + lr and lr' = -1 give
+        # Keras' rule on Keras' slot in one pass when lr is known on the host; otherwise
+        # (nesterov, schedules, decay) the gradient is pre-scaled by -lr.
+        # (torch's fused kernel treats momentum 0 as "no buffers": a momentum set to 0 after
+        # the slots exist takes the foreach path.)
+        if momentum != 0.0 and fused:
+            if host_lr is not None and not self.nesterov:
+                torch._fused_sgd_(params, grads, accums, weight_decay=0.0, momentum=momentum,
+                                  lr=-1.0, dampening=1.0 + host_lr, nesterov=False, maximize=False,
+                                  is_first_step=False)
+            else:
+                torch._fused_sgd_(params, torch._foreach_mul(grads, -lr), accums, weight_decay=0.0,
+                                  momentum=momentum, lr=-1.0, dampening=0.0, nesterov=self.nesterov,
+                                  maximize=False, is_first_step=False)
             return
+        scaled = torch._foreach_mul(grads, -lr)
         torch._foreach_mul_(accums, momentum)
         torch._foreach_add_(accums, scaled)
         if self.nesterov:
