@@ -19,6 +19,14 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=300, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The suite pins TF's CPU behaviour (index errors, CPU device names), so GPUs are
+# hidden from tfcompat unless TFCOMPAT_TEST_GPU=1 asks for the CUDA tests
+# (tests/gpu, tests/ops/test_accelerator.py), which run in their own session.
+if not os.environ.get("TFCOMPAT_TEST_GPU"):
+    import tfcompat
+
+    tfcompat.config.set_visible_devices(tfcompat.config.list_physical_devices("CPU"))
+
 
 def _tensorflow():
     try:
