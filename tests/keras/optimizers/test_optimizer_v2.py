@@ -798,6 +798,7 @@ def test_from_config_round_trip(info, label, kwargs):
     assert _plain(json_like.get_config()) == _plain(_after_round_trip(info, config))
 
 
+@pytest.mark.filterwarnings("ignore:The `lr` argument is deprecated")  # test_lr_kwarg_is_deprecated checks it
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_lr_in_config_maps_to_learning_rate(info):
     opt = info.cls.from_config({"name": info.name, "lr": 0.375})
