@@ -102,7 +102,5 @@ class Adadelta(OptimizerV2):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
-                       "decay": self._initial_decay,
-                       "rho": self._serialize_hyperparameter("rho"), "epsilon": self.epsilon})
+        config.update(self._hyper_config("rho"), epsilon=self.epsilon)
         return config

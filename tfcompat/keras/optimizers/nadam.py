@@ -144,9 +144,5 @@ class Nadam(OptimizerV2):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
-                       "decay": self._initial_decay,
-                       "beta_1": self._serialize_hyperparameter("beta_1"),
-                       "beta_2": self._serialize_hyperparameter("beta_2"),
-                       "epsilon": self.epsilon})
+        config.update(self._hyper_config("beta_1", "beta_2"), epsilon=self.epsilon)
         return config

@@ -779,6 +779,14 @@ class OptimizerV2:
                                                             custom_objects=custom_objects)
         return cls(**config)
 
+    def _hyper_config(self, *hyperparameter_names: str) -> dict:
+        """The config entries every built-in optimizer writes after the base's: `learning_rate`,
+        `decay`, then each named hyperparameter (serialized) in order."""
+        config = {"learning_rate": self._serialize_hyperparameter("learning_rate"),
+                  "decay": self._initial_decay}
+        config.update((name, self._serialize_hyperparameter(name)) for name in hyperparameter_names)
+        return config
+
     def _serialize_hyperparameter(self, hyperparameter_name: str) -> Any:
         value = self._hyper[hyperparameter_name]
         if isinstance(value, schedules.LearningRateSchedule):

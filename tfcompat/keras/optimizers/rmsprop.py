@@ -179,11 +179,7 @@ class RMSprop(OptimizerV2):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
-                       "decay": self._initial_decay,
-                       "rho": self._serialize_hyperparameter("rho"),
-                       "momentum": self._serialize_hyperparameter("momentum"),
-                       "epsilon": self.epsilon, "centered": self.centered})
+        config.update(self._hyper_config("rho", "momentum"), epsilon=self.epsilon, centered=self.centered)
         return config
 
 

@@ -89,8 +89,8 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """`initial_learning_rate * decay_rate ** (step / decay_steps)`."""
+class _RateDecay(LearningRateSchedule):
+    """What ExponentialDecay and InverseTimeDecay share: their arguments and `step / decay_steps`."""
 
     def __init__(self, initial_learning_rate: Any, decay_steps: Any, decay_rate: Any,
                  staircase: bool = False, name: Optional[str] = None) -> None:
@@ -100,17 +100,24 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def __call__(self, step: Any) -> torch.Tensor:
+    def _progress(self, step: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """`(lr0, p)`: the initial rate as a tensor, and `step / decay_steps` (floored if staircase)."""
         lr0 = _initial(self.initial_learning_rate, _device_of(step))
         p = _step(step, lr0) / _cast(self.decay_steps, lr0)
-        if self.staircase:
-            p = torch.floor(p)
-        return lr0 * torch.pow(_cast(self.decay_rate, lr0), p)
+        return lr0, (torch.floor(p) if self.staircase else p)
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
+    """`initial_learning_rate * decay_rate ** (step / decay_steps)`."""
+
+    def __call__(self, step: Any) -> torch.Tensor:
+        lr0, p = self._progress(step)
+        return lr0 * torch.pow(_cast(self.decay_rate, lr0), p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -161,8 +168,7 @@ class PolynomialDecay(LearningRateSchedule):
         s = _step(step, lr0)
         decay_steps = _cast(self.decay_steps, lr0)
         if self.cycle:
-            multiplier = torch.where(s == 0, torch.ones_like(s),
-                                     torch.ceil(s / _cast(self.decay_steps, lr0)))
+            multiplier = torch.where(s == 0, torch.ones_like(s), torch.ceil(s / decay_steps))
             decay_steps = decay_steps * multiplier
         else:
             s = torch.minimum(s, decay_steps)
@@ -175,28 +181,12 @@ class PolynomialDecay(LearningRateSchedule):
                 "power": self.power, "cycle": self.cycle, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`."""
 
-    def __init__(self, initial_learning_rate: Any, decay_steps: Any, decay_rate: Any,
-                 staircase: bool = False, name: Optional[str] = None) -> None:
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
-
     def __call__(self, step: Any) -> torch.Tensor:
-        lr0 = _initial(self.initial_learning_rate, _device_of(step))
-        p = _step(step, lr0) / _cast(self.decay_steps, lr0)
-        if self.staircase:
-            p = torch.floor(p)
+        lr0, p = self._progress(step)
         return lr0 / (_cast(1, lr0) + _cast(self.decay_rate, lr0) * p)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
 
 class CosineDecay(LearningRateSchedule):

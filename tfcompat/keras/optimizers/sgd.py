@@ -121,8 +121,5 @@ class SGD(OptimizerV2):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update({"learning_rate": self._serialize_hyperparameter("learning_rate"),
-                       "decay": self._initial_decay,
-                       "momentum": self._serialize_hyperparameter("momentum"),
-                       "nesterov": self.nesterov})
+        config.update(self._hyper_config("momentum"), nesterov=self.nesterov)
         return config
