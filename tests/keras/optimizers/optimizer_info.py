@@ -123,6 +123,15 @@ class OptimizerInfo:
                 return c
         raise KeyError(f"{self.name} has no configuration {name!r}")
 
+    def typical_kwargs(self) -> Dict[str, Any]:
+        """A typical configuration with slots, for tests that need one."""
+        for name in ("momentum", "plain", "default"):
+            try:
+                return dict(self.config(name).kwargs)
+            except KeyError:
+                continue
+        return {}
+
     def expected_config(self, cfg: OptimizerConfig) -> Dict[str, Any]:
         """`get_config()` right after `cls(**cfg.kwargs)` (before any step)."""
         out = {"name": self.name, **self.defaults}

@@ -82,21 +82,13 @@ def _grads(dtype=np.float32):
     return [torch.tensor(np.array([0.5, -0.25, 1.0], dtype)), torch.tensor(np.array([[1.0, 2.0], [0.5, -0.5]], dtype))]
 
 
-def _kwargs(info):
-    for name in ("momentum", "plain", "default"):
-        try:
-            return dict(info.config(name).kwargs)
-        except KeyError:
-            continue
-    return {}
-
 
 @pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_apply_in_replica_context_sums_then_updates(info, multi):
     strategy = RecordingStrategy(replicas=2)
     with strategy.scope():
-        opt = build(info, _kwargs(info), multi_tensor=multi)
+        opt = build(info, info.typical_kwargs(), multi_tensor=multi)
         variables = _vars()
     assert opt._distribution_strategy is strategy
     for step in range(2):
@@ -112,7 +104,7 @@ def test_apply_in_replica_context_sums_then_updates(info, multi):
             assert strategy.log[1:] == [("update", "a:0", True), ("update", "b:0", True)], strategy.log
     assert int(opt.iterations.numpy()) == 2
     # the same as a plain run with the summed gradients
-    plain = build(info, _kwargs(info), multi_tensor=multi)
+    plain = build(info, info.typical_kwargs(), multi_tensor=multi)
     plain_vars = _vars()
     for _ in range(2):
         plain.apply_gradients(zip([g * 2 for g in _grads()], plain_vars))
@@ -204,7 +196,7 @@ def test_custom_gradient_aggregator_replaces_the_reduction():
 def test_cross_replica_context_raises_and_changes_nothing(info, multi):
     strategy = RecordingStrategy()
     with strategy.scope():
-        opt = build(info, _kwargs(info), multi_tensor=multi)
+        opt = build(info, info.typical_kwargs(), multi_tensor=multi)
         variables = _vars()
     strategy.run(lambda: opt.apply_gradients(zip(_grads(), variables)))
     before = [to_numpy(v).copy() for v in variables] + [np.array(w, copy=True) for w in opt.get_weights()]

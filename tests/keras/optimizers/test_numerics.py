@@ -352,14 +352,6 @@ def test_other_hyperparameter_changes_are_honoured(info, data):
 # ---------------------------------------------------------------------------
 
 
-def _half_kwargs(info):
-    for name in ("momentum", "plain", "default"):
-        try:
-            return dict(info.config(name).kwargs)
-        except KeyError:
-            continue
-    return {}
-
 
 @pytest.mark.parametrize("half", ["float16", "bfloat16"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
@@ -376,7 +368,7 @@ def test_half_precision_runs_close_to_float32(info, sparse, half):
     results = {}
     for dtype in ("float32", half):
         tdtype = getattr(torch, dtype)
-        opt = build(info, dict(_half_kwargs(info), **info.half_overrides.get(half, {})))
+        opt = build(info, dict(info.typical_kwargs(), **info.half_overrides.get(half, {})))
         var = tf.Variable(torch.from_numpy(init).to(tdtype), name="h")
         for values, idx in steps:
             g = torch.from_numpy(values).to(tdtype)
@@ -432,7 +424,7 @@ EDGES = [(info, name, value) for info in OPTIMIZER_INFOS for name, values in inf
 @pytest.mark.parametrize("info,name,value", EDGES, ids=[f"{i.name}-{n}={v}" for i, n, v in EDGES])
 def test_hyperparameter_set_to_an_edge_value(info, name, value, multi):
     """`opt.<hyper> = <edge of its range>` between steps, dense and sparse, float32 and float64."""
-    kwargs = _half_kwargs(info)
+    kwargs = info.typical_kwargs()
     rs = np.random.RandomState(11)
     var_dtypes = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float32)]
     shapes = [(3,), (2, 3), (4, 2)]

@@ -41,15 +41,6 @@ def _grads(variables, scale=0.5, seed=1):
             for v in variables]
 
 
-def _base_kwargs(info):
-    """A typical configuration with slots, for tests that need one."""
-    for name in ("momentum", "plain", "default"):
-        try:
-            return dict(info.config(name).kwargs)
-        except KeyError:
-            continue
-    return {}
-
 
 def _snapshot(opt, variables):
     state = [to_numpy(v).copy() for v in variables]
@@ -274,7 +265,7 @@ def test_iterations_cannot_be_replaced_after_creation():
 @pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_iterations_increment_once_per_call(info, multi):
-    opt = build(info, _base_kwargs(info), multi_tensor=multi)
+    opt = build(info, info.typical_kwargs(), multi_tensor=multi)
     v32 = tf.Variable(np.ones(3, np.float32), name="a")
     v64 = tf.Variable(np.ones((2, 2), np.float64), name="b")
     sp = tf.Variable(np.ones((4, 2), np.float32), name="c")
@@ -346,7 +337,7 @@ def test_slots_and_weight_order(pair):
 
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_get_weights_set_weights_round_trip(info):
-    kwargs = _base_kwargs(info)
+    kwargs = info.typical_kwargs()
     a_vars, b_vars = _vars(), _vars()
     a, b = info.cls(**kwargs), info.cls(**kwargs)
     for seed in range(3):
@@ -366,7 +357,7 @@ def test_get_weights_set_weights_round_trip(info):
 
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_set_weights_errors_assign_nothing(info):
-    opt = info.cls(**_base_kwargs(info))
+    opt = info.cls(**info.typical_kwargs())
     variables = _vars()
     opt.apply_gradients(zip(_grads(variables), variables))
     good = opt.get_weights()
@@ -551,7 +542,7 @@ ERROR_CASES = {
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_failed_apply_changes_nothing(info, multi, kind):
     """Each error leaves all variables, slots, hyperparameters and `iterations` as they were."""
-    opt = build(info, _base_kwargs(info), multi_tensor=multi)
+    opt = build(info, info.typical_kwargs(), multi_tensor=multi)
     constrained = tf.Variable(np.full((2, 3), 0.5, np.float32), name="cv",
                               constraint=lambda x: tf.clip_by_value(x, 0.0, 1.0))
     variables = _vars() + [constrained]
@@ -592,8 +583,8 @@ def test_constraint_applied_after_dense_update(info, multi):
     bound = tf.Variable(init, constraint=constraint, name="bound")
     other = tf.Variable(init, name="other")  # unconstrained, in the same call
     grad = torch.from_numpy(np.linspace(0.5, -0.5, 6).astype(np.float32).reshape(2, 3))
-    a = build(info, _base_kwargs(info), multi_tensor=multi)
-    b = build(info, _base_kwargs(info), multi_tensor=multi)
+    a = build(info, info.typical_kwargs(), multi_tensor=multi)
+    b = build(info, info.typical_kwargs(), multi_tensor=multi)
     a.apply_gradients([(grad, free)])
     b.apply_gradients([(grad, bound), (grad, other)])
     np.testing.assert_allclose(to_numpy(bound), np.clip(to_numpy(free), -0.25, 0.25), rtol=1e-6, atol=1e-7)
@@ -756,7 +747,7 @@ def _round_trip_cases():
     for info, cfg in ALL_CONFIGS:
         out.append((info, cfg.name, dict(cfg.kwargs)))
     for info in OPTIMIZER_INFOS:
-        base = _base_kwargs(info)
+        base = info.typical_kwargs()
         for mod, extra in MODIFIERS.items():
             if mod == "lr_schedule" and not info.supports_schedule:
                 continue
@@ -967,7 +958,7 @@ def test_sparse_support_table():
     for info in OPTIMIZER_INFOS:
         assert info.supports_sparse
         v = tf.Variable(np.ones((3, 2), np.float32))
-        opt = build(info, _base_kwargs(info))
+        opt = build(info, info.typical_kwargs())
         opt.apply_gradients([(to_tf_grad({"indices": [0, 2, 0], "values": np.ones((3, 2)),
                                           "dense_shape": [3, 2]}, np.float32), v)])
         assert int(opt.iterations.numpy()) == 1
