@@ -114,28 +114,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import warnings
 
-if os.environ.get("PYTHONHASHSEED") != "0":
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+import generator_env  # noqa: E402  (a sibling: the script's folder is sys.path[0])
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+generator_env.prepare()
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from tests.conformance import programs  # noqa: E402
 
-FIXTURES = os.path.join(HERE, "fixtures")
+FIXTURES = generator_env.FIXTURES
 
 # --------------------------------------------------------------------------
 # Key phrases: the part of TF's message tfcompat must reproduce verbatim.
@@ -935,14 +925,6 @@ def run_section(name, make):
     return section
 
 
-def dump(path, data):
-    text = json.dumps(data, indent=None, separators=(",", ":"), sort_keys=False)
-    with open(path, "w") as f:
-        f.write(text)
-        f.write("\n")
-    return len(text)
-
-
 def main():
     tf.get_logger().setLevel("ERROR")
     # Casts that overflow are part of what is recorded; numpy's warnings about them are noise.
@@ -952,7 +934,7 @@ def main():
     data = {"generator": "tests/conformance/gen_core.py", "versions": versions,
             "sections": sections}
     os.makedirs(FIXTURES, exist_ok=True)
-    n = dump(os.path.join(FIXTURES, "core.json"), data)
+    n = generator_env.dump(os.path.join(FIXTURES, "core.json"), data)
     for name, section in sections.items():
         cases = programs.expand(section)
         errs = sum(1 for c in cases if "error" in c["result"])

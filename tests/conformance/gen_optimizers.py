@@ -118,18 +118,12 @@ schedules.json
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 import zlib
 
-if os.environ.get("PYTHONHASHSEED") != "0":
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+import generator_env  # noqa: E402  (a sibling: the script's folder is sys.path[0])
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+generator_env.prepare()
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
@@ -137,8 +131,7 @@ import tf_keras  # noqa: E402
 
 LEGACY = tf_keras.optimizers.legacy
 SCHEDULES = tf_keras.optimizers.schedules
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "fixtures")
+FIXTURES = generator_env.FIXTURES
 
 NUM_STEPS = 3
 DENSE_SHAPES = [(3,), (2, 3)]
@@ -862,14 +855,6 @@ def schedule_entries():
 # --------------------------------------------------------------------------
 
 
-def dump(path, data):
-    text = json.dumps(data, indent=None, separators=(",", ":"), sort_keys=False)
-    with open(path, "w") as f:
-        f.write(text)
-        f.write("\n")
-    return len(text)
-
-
 def main():
     versions = {"tensorflow": tf.__version__, "tf_keras": tf_keras.__version__, "numpy": np.__version__}
     os.makedirs(FIXTURES, exist_ok=True)
@@ -880,13 +865,13 @@ def main():
         "errors": error_cases(),
         "tf_keras_test_goldens": [run_golden(s) for s in golden_specs()],
     }
-    n1 = dump(os.path.join(FIXTURES, "optimizers.json"), optimizers)
+    n1 = generator_env.dump(os.path.join(FIXTURES, "optimizers.json"), optimizers)
     schedules = {
         "generator": "tests/conformance/gen_optimizers.py",
         "versions": versions,
         "schedules": schedule_entries(),
     }
-    n2 = dump(os.path.join(FIXTURES, "schedules.json"), schedules)
+    n2 = generator_env.dump(os.path.join(FIXTURES, "schedules.json"), schedules)
     print(f"optimizers.json: {len(optimizers['cases'])} cases, {len(optimizers['errors'])} errors, "
           f"{len(optimizers['tf_keras_test_goldens'])} goldens, {n1} bytes")
     print(f"schedules.json: {len(schedules['schedules'])} schedules, {n2} bytes")

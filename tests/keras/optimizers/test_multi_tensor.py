@@ -18,6 +18,7 @@ Host reads are counted by wrapping the `convert` callback that
 from __future__ import annotations
 
 import collections
+import contextlib
 
 import numpy as np
 import pytest
@@ -49,9 +50,9 @@ def _apply(opt, variables, grads):
     opt.apply_gradients(zip([torch.from_numpy(g) for g in grads], variables))
 
 
-@pytest.fixture
-def host_reads(monkeypatch):
-    """A Counter of HostScalars conversions (cache misses) by key."""
+@contextlib.contextmanager
+def _counting_host_reads():
+    """Count HostScalars conversions (cache misses) by key while the block runs."""
     counts: collections.Counter = collections.Counter()
     original = multi_tensor.HostScalars.read
 
@@ -61,8 +62,18 @@ def host_reads(monkeypatch):
             return convert(t)
         return original(self, key, tensor, counting)
 
-    monkeypatch.setattr(multi_tensor.HostScalars, "read", read)
-    return counts
+    multi_tensor.HostScalars.read = read
+    try:
+        yield counts
+    finally:
+        multi_tensor.HostScalars.read = original
+
+
+@pytest.fixture
+def host_reads():
+    """A Counter of HostScalars conversions (cache misses) by key."""
+    with _counting_host_reads() as counts:
+        yield counts
 
 
 # ---------------------------------------------------------------------------
@@ -251,22 +262,10 @@ def _new_value(info, name):
 
 def _mirrored(info, cfg):
     """The host-mirrored scalars of a configuration: the keys its first step converts."""
-    counts: collections.Counter = collections.Counter()
-    original = multi_tensor.HostScalars.read
-
-    def read(self, key, tensor, convert):
-        def counting(t):
-            counts[key] += 1
-            return convert(t)
-        return original(self, key, tensor, counting)
-
     init, steps = _problem()
     opt = build(info, cfg.kwargs)
-    try:
-        multi_tensor.HostScalars.read = read
+    with _counting_host_reads() as counts:
         _apply(opt, _variables(init), steps[0])
-    finally:
-        multi_tensor.HostScalars.read = original
     return sorted(counts, key=str)
 
 

@@ -27,7 +27,6 @@ from typing import Any, Optional
 import torch
 
 from ...framework import device as device_lib
-from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2, _cast
 
