@@ -8,7 +8,7 @@ later assigns may change shape), and shape arithmetic in ported code.
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 __all__ = ["TensorShape", "Dimension", "as_shape", "dimension_value"]
 
