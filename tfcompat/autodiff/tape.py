@@ -152,8 +152,7 @@ class GradientTape:
         self._watch_accessed = bool(watch_accessed_variables)
         self._reads: dict = {}          # id(var) -> _Reads
         self._watched_vars: dict = {}   # id(var) -> var, explicitly watched
-        self._order: list = []          # watched variables, in first-watch order
-        self._watched_tensors: dict = {}  # id(tensor) -> tensor
+        self._seen: dict = {}           # id(var) -> var, every watched or read variable
         self._used = False
         self._recording = False
 
@@ -197,8 +196,7 @@ class GradientTape:
         """Forget everything recorded, as if exiting and re-entering a new tape."""
         self._reads.clear()
         self._watched_vars.clear()
-        self._order.clear()
-        self._watched_tensors.clear()
+        self._seen.clear()
         self._used = False
 
     # -- watching -----------------------------------------------------------
@@ -212,9 +210,8 @@ class GradientTape:
         for t in nest.flatten(tensor):
             if _is_variable(t):
                 for component in getattr(t, "_watch_targets", lambda: (t,))():
-                    if id(component) not in self._watched_vars:
-                        self._watched_vars[id(component)] = component
-                        self._note_watched(component)
+                    self._watched_vars[id(component)] = component
+                    self._seen[id(component)] = component
             elif isinstance(t, torch.Tensor):
                 if not (t.is_floating_point() or t.is_complex()):
                     _log.warning("The dtype of the watched tensor must be floating (e.g. "
@@ -222,27 +219,22 @@ class GradientTape:
                     continue
                 if not t.requires_grad:
                     t.requires_grad_(True)
-                self._watched_tensors[id(t)] = t
             else:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
                                  "tf.Tensor or tf.Variable or ExtensionType.")
 
     def watched_variables(self) -> tuple:
         """The variables this tape watched, in creation order (as TF sorts them)."""
-        return tuple(sorted(self._order, key=lambda v: getattr(v, "_creation_order", 0)))
+        return tuple(sorted(self._seen.values(), key=lambda v: getattr(v, "_creation_order", 0)))
 
     def _wants(self, var: Any) -> bool:
         return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
-
-    def _note_watched(self, var: Any) -> None:
-        if not any(v is var for v in self._order):
-            self._order.append(var)
 
     def _entry(self, var: Any) -> _Reads:
         entry = self._reads.get(id(var))
         if entry is None:
             entry = self._reads[id(var)] = _Reads(var)
-            self._note_watched(var)
+            self._seen[id(var)] = var
         return entry
 
     def _dense_anchor(self, var: Any, value: torch.Tensor) -> torch.Tensor:
