@@ -304,3 +304,144 @@ def test_new_tensors_go_to_the_current_device():
     expected = device_lib.current_torch_device()
     assert tf.constant([1.0]).device == expected
     assert tf.convert_to_tensor(np.array([1])).device == expected
+
+
+# -- Python scalars: a fill kernel, never a host-to-device copy --------------------------------
+
+@pytest.fixture
+def no_copies(monkeypatch):
+    """Make `torch.tensor` (a host buffer copied to the device) fail while a test runs."""
+    def copying(*args, **kwargs):
+        raise AssertionError("torch.tensor copies a host buffer: on an accelerator, a stream sync")
+    monkeypatch.setattr(torch, "tensor", copying)
+
+
+@pytest.mark.parametrize("value, dtype, expected_dtype, expected", [
+    (1.5, None, tf.float32, 1.5), (3, None, tf.int32, 3), (True, None, tf.bool, True),
+    (2, tf.float16, tf.float16, 2.0), (2, tf.bfloat16, tf.bfloat16, 2.0),
+    (0.5, tf.complex64, tf.complex64, 0.5), (7, tf.int64, tf.int64, 7),
+    (-3, tf.int8, tf.int8, -3), (300, tf.int16, tf.int16, 300), (200, tf.uint8, tf.uint8, 200),
+    (True, tf.float32, tf.float32, 1.0), (False, tf.int32, tf.int32, 0),
+    (True, tf.bool, tf.bool, True),
+])
+def test_python_scalars_are_filled_not_copied(no_copies, value, dtype, expected_dtype, expected):
+    _check(tf.convert_to_tensor(value, dtype=dtype), expected_dtype, expected)
+
+
+def test_python_operands_of_ops_are_filled_not_copied(no_copies):
+    x = torch.ones(3)
+    assert tf.add(x, 2.0).tolist() == [3.0] * 3
+    assert tf.multiply(2, torch.ones(2, dtype=torch.int8)).tolist() == [2, 2]
+    assert tf.less(x, 1.5).tolist() == [True] * 3
+    assert tf.math.floordiv(torch.full((2,), 7, dtype=torch.int32), 2).tolist() == [3, 3]
+    assert tf.clip_by_global_norm([torch.full((4,), 2.0)], 2.0)[1].item() == 4.0
+
+
+def test_ints_reach_floats_through_a_double_as_tf():
+    # TF converts a Python int with PyLong_AsDouble, then to the dtype: two roundings.
+    # 2**54 + 2**30 + 1 is 2**54 + 2**30 in float64, a tie that float32 rounds to 2**54
+    # (rounded once, it would be 2**54 + 2**31).
+    v = 2 ** 54 + 2 ** 30 + 1
+    assert int(tf.convert_to_tensor(v, dtype=tf.float32).item()) == 2 ** 54
+    assert int(tf.constant(v, dtype=tf.float32).item()) == 2 ** 54
+    assert tf.convert_to_tensor(2 ** 70, dtype=tf.float32).item() == float(np.float32(2.0 ** 70))
+
+
+def test_python_scalars_out_of_a_dtype_take_tf_general_rules():
+    _check(tf.convert_to_tensor(300, dtype=tf.uint8), tf.uint8, 44)  # TF wraps
+    _check(tf.convert_to_tensor(1e300, dtype=tf.complex64), tf.complex64, complex("inf"))
+    with pytest.raises(TypeError, match="Cannot convert True to EagerTensor of dtype int8"):
+        tf.convert_to_tensor(True, dtype=tf.int8)
+    with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int8"):
+        tf.convert_to_tensor(1.5, dtype=tf.int8)
+
+
+# -- what is a tensor --------------------------------------------------------------------------
+
+def test_is_tensor_is_false_for_convertible_types():
+    # As TF: registering a conversion makes a type convertible, not a tensor.
+    class Celsius:
+        pass
+
+    tf.register_tensor_conversion_function(Celsius, lambda v, dtype=None, name=None, as_ref=False:
+                                           tf.constant(1.0))
+    assert not tf.is_tensor(tf.TensorShape([2]))
+    assert not tf.is_tensor(Celsius())
+    assert tf.is_tensor(tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]), [2]))
+
+
+def test_tensor_shapes_in_lists_are_sequences_of_ints():
+    # TF reads a TensorShape inside a list as the sequence of its dims.
+    _check(tf.convert_to_tensor([tf.TensorShape([2]), tf.TensorShape([3])]), tf.int32, [[2], [3]])
+    _check(tf.convert_to_tensor([tf.TensorShape([2, 4]), [3, 5]]), tf.int32, [[2, 4], [3, 5]])
+    _check(tf.convert_to_tensor([tf.TensorShape([2])], dtype=tf.float32), tf.float32, [[2.0]])
+    _check(tf.convert_to_tensor([tf.TensorShape([2]), tf.Variable([3])]), tf.int32, [[2], [3]])
+    with pytest.raises(ValueError, match="Cannot take the length of shape with unknown rank"):
+        tf.convert_to_tensor([tf.TensorShape(None)])
+
+
+def test_constant_of_a_tensor_shape_is_its_dims():
+    _check(tf.constant(tf.TensorShape([2, 3])), tf.int32, [2, 3])
+    _check(tf.constant(tf.TensorShape([2, 3]), dtype=tf.float32), tf.float32, [2.0, 3.0])
+    _check(tf.constant([tf.TensorShape([2]), [3]]), tf.int32, [[2], [3]])
+
+
+def test_tensor_shape_conversion_dtypes_as_tf():
+    _check(tf.convert_to_tensor(tf.TensorShape([2]), dtype=tf.int64), tf.int64, [2])
+    _check(tf.convert_to_tensor(tf.TensorShape([2 ** 40])), tf.int64, [2 ** 40])
+    with pytest.raises(TypeError, match=r"Cannot convert TensorShape \(2, 3\) to dtype "
+                                        r"<dtype: 'float32'>. Allowed dtypes are tf.int32 and "
+                                        "tf.int64."):
+        tf.convert_to_tensor(tf.TensorShape([2, 3]), dtype=tf.float32)
+    with pytest.raises(ValueError, match="to dtype int32; a dimension is too large"):
+        tf.convert_to_tensor(tf.TensorShape([2 ** 40]), dtype=tf.int32)
+    with pytest.raises(ValueError, match=r"partially known TensorShape \(None, 2\)"):
+        tf.convert_to_tensor(tf.TensorShape([None, 2]))
+
+
+def test_registered_types_in_lists_are_not_packed():
+    # TF auto-packs tensors and variables only: other values in a list are Python values.
+    s = tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]), [2])
+    with pytest.raises(ValueError, match="with an unsupported type"):
+        tf.convert_to_tensor([s, s])
+
+
+# -- placement: shape tensors live in host memory -----------------------------------------------
+
+@pytest.fixture
+def elsewhere(monkeypatch):
+    """Place new tensors on torch's `meta` device: a stand-in for an accelerator.
+
+    Whatever lands there by mistake cannot be read or copied back, so a wrong
+    placement fails loudly on a CPU-only host.
+    """
+    monkeypatch.setattr(device_lib, "current_torch_device", lambda: torch.device("meta"))
+
+
+def test_tensor_shapes_convert_into_host_memory(elsewhere):
+    t = tf.convert_to_tensor(tf.TensorShape([2, 3]))
+    assert t.device.type == "cpu" and t.tolist() == [2, 3]
+    assert tf.convert_to_tensor(1.0).device.type == "meta"  # (the placement is in force)
+
+
+def test_indexed_slices_keep_dense_shape_in_host_memory(elsewhere):
+    values = torch.ones(2, 2)
+    s = tf.IndexedSlices(values, torch.tensor([0, 2]), [3, 2])
+    assert s.dense_shape.device.type == "cpu" and s.dense_shape.dtype == torch.int32
+    assert s.shape == tf.TensorShape([3, 2])
+    assert s.to_dense().tolist() == [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]
+    # A host dense_shape with values elsewhere, and a TensorShape, are taken as they are.
+    meta = tf.IndexedSlices(torch.ones(1, 2, device="meta"), torch.tensor([1]),
+                            torch.tensor([4, 2]))
+    assert meta.to_dense().shape == (4, 2) and meta.to_dense().device.type == "meta"
+    assert tf.IndexedSlices(values, torch.tensor([0, 1]),
+                            tf.TensorShape([2, 2])).dense_shape.tolist() == [2, 2]
+
+
+def test_an_unsupported_first_value_is_named_as_tf():
+    for value in ([None], [None, 1], [[None]], [object()]):
+        with pytest.raises(ValueError, match=r"Attempt to convert a value \(.*\) with an "
+                                             "unsupported type"):
+            tf.convert_to_tensor(value)
+    with pytest.raises(ValueError, match="mixed types"):
+        tf.convert_to_tensor([1, None])

@@ -269,3 +269,25 @@ def test_public_tf_config_namespace():
                  "get_soft_device_placement", "set_soft_device_placement"):
         assert callable(getattr(config, name, None)), f"tf.config.{name} is missing"
     assert config.list_physical_devices("CPU") == device_lib.list_physical_devices("CPU")
+
+
+def test_importing_tfcompat_does_not_touch_cuda():
+    """`import tfcompat` must not initialize CUDA (forked workers, CUDA_VISIBLE_DEVICES set later).
+
+    The physical device list is built on first use, as TF's runtime is.
+    """
+    import subprocess
+    import sys
+    script = (
+        "import torch\n"
+        "calls = []\n"
+        "for name in ('is_available', 'device_count', 'init', 'current_device'):\n"
+        "    fn = getattr(torch.cuda, name)\n"
+        "    setattr(torch.cuda, name, lambda *a, _f=fn, _n=name, **k: (calls.append(_n), _f(*a, **k))[1])\n"
+        "import tfcompat\n"
+        "assert calls == [], calls\n"
+        "tfcompat.config.list_physical_devices('CPU')\n"
+        "assert 'is_available' in calls, calls\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -119,3 +119,30 @@ def test_gradients_on_gpu():
     g = tape.gradient(y, v)
     dense = tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
     assert dense.device.type == "cuda"
+
+
+def test_training_step_ops_never_sync_with_the_host():
+    """No op of a typical step waits for the GPU: Python operands are filled on the device,
+    integer checks are skipped there, shape tensors are read from host memory.
+
+    `torch.cuda.set_sync_debug_mode("error")` turns any synchronizing CUDA call (a
+    blocking host-to-device copy, a read back) into an error.
+    """
+    x = cuda(np.arange(6, dtype=np.float32).reshape(2, 3))
+    i = cuda([7, 8, 9], torch.int64)
+    g = cuda(np.ones((4, 3), np.float32))
+    idx = cuda([[1, 2], [0, 0]], torch.int64)
+    sparse = tf.IndexedSlices(cuda(np.ones((2, 3), np.float32)), cuda([0, 3], torch.int64),
+                              torch.tensor([4, 3]))
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        outs = [tf.add(x, 2.0), tf.multiply(3, x), tf.subtract(1.5, x), tf.truediv(x, 4.0),
+                tf.maximum(x, 0.5), tf.less(x, 1.0), tf.pow(x, 2.0),
+                tfm.floordiv(i, 2), tfm.floormod(i, i), tf.pow(i, i), tfm.floordiv(i, i),
+                tf.clip_by_global_norm([g, None], 1.0)[0][0], tf.clip_by_norm(g, 1.0),
+                tf.clip_by_value(g, -0.5, 0.5), nn.dropout(x, 0.5), tf.gather_nd(x, idx),
+                sparse.to_dense(), tf.convert_to_tensor(sparse), tfr.normal([3], 0.0, 1.0)]
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert all(o.device.type == "cuda" for o in outs)

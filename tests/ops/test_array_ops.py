@@ -94,6 +94,18 @@ def test_stack_unstack_round_trip(parts, axis):
         np.testing.assert_array_equal(b.numpy(), p)
 
 
+def test_stack_packs_one_by_one_when_python_values_do_not_convert_together():
+    # TF's stack tries convert_to_tensor(values) and, when that fails, packs each value.
+    with pytest.raises(errors.InvalidArgumentError, match=r"values\[0\].shape = \[2\] != "
+                                                          r"values\[1\].shape = \[1\]"):
+        tf.stack([[1, 2], [3]])
+    with pytest.raises(TypeError, match="Cannot convert 1 to EagerTensor of dtype bool"):
+        tf.stack([True, 1])
+    s = tf.IndexedSlices(torch.tensor([1.0]), torch.tensor([0]), [2])
+    assert tf.stack([s, s]).tolist() == [[1.0, 0.0], [1.0, 0.0]]
+    assert tf.stack([tf.TensorShape([2]), tf.TensorShape([3])]).tolist() == [[2], [3]]
+
+
 def test_stack_rules():
     assert tf.stack([1, 2.0]).dtype == torch.float32  # Python values convert together
     with pytest.raises(TypeError, match="Cannot convert 2.0"):

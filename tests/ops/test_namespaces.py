@@ -68,6 +68,19 @@ def test_aliases_are_the_same_functions():
     assert tfcompat.ops.stop_gradient is tfcompat.stop_gradient
 
 
+def test_ops_carry_their_tf_names():
+    # As TF's functions do (`tf.less.__name__ == "less"`), factory-made ones included.
+    import tfcompat.bitwise
+    import tfcompat.math
+    import tfcompat.nn
+    for module in (tfcompat.ops, tfcompat.math, tfcompat.nn, tfcompat.bitwise):
+        for name in module.__all__:
+            fn = getattr(module, name)
+            if name == "mod":  # an alias of floormod, as in TF
+                continue
+            assert fn.__name__ == name, (module.__name__, name, fn.__name__)
+
+
 def test_op_coverage_doc_lists_every_op():
     from pathlib import Path
     doc = (Path(__file__).resolve().parents[2] / "docs" / "op_coverage.md").read_text()

@@ -140,3 +140,36 @@ def test_random_ops_follow_tf_device():
         for t in (tfr.uniform([2]), tfr.normal([2], seed=1), tfr.truncated_normal([2]),
                   tfr.uniform([2], 0, 5, dtype=tf.int32)):
             assert t.device == device_lib.current_torch_device()
+
+
+def test_default_bounds_and_moments_make_no_tensors(monkeypatch):
+    from tfcompat.ops import random_ops
+
+    def converting(*args, **kwargs):
+        raise AssertionError("a default bound or moment was converted to a tensor")
+
+    monkeypatch.setattr(random_ops, "convert_to_tensor", converting)
+    for unit in ({}, {"minval": 0.0, "maxval": 1.0}, {"minval": 0, "maxval": 1.0}):
+        assert tfr.uniform([3], **unit).shape == (3,)
+    for moments in ({}, {"mean": 0, "stddev": 1}, {"mean": 0.0, "stddev": 1.0}):
+        for dtype in (tf.float16, tf.float32, tf.float64):
+            assert tfr.normal([3], dtype=dtype, **moments).dtype == dtype.as_torch
+            assert tfr.truncated_normal([3], dtype=dtype, **moments).dtype == dtype.as_torch
+
+
+@pytest.mark.parametrize("dtype", [tf.bfloat16, tf.float16, tf.float32, tf.float64])
+def test_default_bounds_and_moments_draw_the_same_bits_as_explicit_ones(dtype):
+    def draws(**kwargs):
+        tfr.set_seed(11)
+        out = [tfr.uniform([64], dtype=dtype, seed=1, **kwargs.get("u", {})),
+               tfr.normal([64], dtype=dtype, seed=2, **kwargs.get("n", {})),
+               tfr.truncated_normal([64], dtype=dtype, seed=3, **kwargs.get("n", {}))]
+        tfr.set_seed(None)
+        return out
+
+    defaults = draws()
+    # Tensor bounds and moments take TF's arithmetic path: `u * (1 - 0) + 0`, `z * 1 + 0`.
+    one, zero = torch.ones((), dtype=dtype.as_torch), torch.zeros((), dtype=dtype.as_torch)
+    explicit = draws(u={"minval": zero, "maxval": one}, n={"mean": zero, "stddev": one})
+    for a, b in zip(defaults, explicit):
+        assert torch.equal(a, b) and torch.equal(torch.signbit(a), torch.signbit(b))

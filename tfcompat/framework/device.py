@@ -163,16 +163,34 @@ class _Runtime:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.initialized = False
-        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        self.physical = [PhysicalDevice("/physical_device:CPU:0", "CPU")] + [
-            PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(gpus)]
-        self.visible = list(self.physical)
+        # Found on first use, not at import: asking torch.cuda initializes CUDA.
+        self._physical: Optional[list] = None
+        self._visible: Optional[list] = None
         self.logical_config: dict = {}
         self.soft_placement = True
         self.job = "localhost"
         self.task = 0
         # Filled on initialization: logical name ("CPU:1") -> torch device.
         self.logical: dict = {}
+
+    @property
+    def physical(self) -> list:
+        """The host CPU and each CUDA device, as `PhysicalDevice`s."""
+        if self._physical is None:
+            gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            self._physical = [PhysicalDevice("/physical_device:CPU:0", "CPU")] + [
+                PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(gpus)]
+        return self._physical
+
+    @property
+    def visible(self) -> list:
+        if self._visible is None:
+            self._visible = list(self.physical)
+        return self._visible
+
+    @visible.setter
+    def visible(self, devices: list) -> None:
+        self._visible = devices
 
     def initialize(self) -> None:
         if self.initialized:
@@ -316,8 +334,7 @@ def _resolve(spec: Optional[DeviceSpec]) -> str:
     if name in _runtime.logical:
         return name
     if not _runtime.soft_placement:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise errors.invalid_argument(
             f"Could not satisfy device specification '{spec.to_string()}': known devices are "
             f"{sorted(_runtime.logical)}. Enable soft placement "
             "(tf.config.set_soft_device_placement(True)) to fall back to the default device.")
@@ -354,12 +371,6 @@ def torch_device_for(name: Any) -> torch.device:
     spec = name if isinstance(name, DeviceSpec) else DeviceSpec.from_string(name)
     logical = _resolve(spec)
     return _runtime.logical[logical]
-
-
-def logical_name_for(name: Any) -> str:
-    """The full TF name of the device `name` resolves to (soft placement applied)."""
-    spec = name if isinstance(name, DeviceSpec) else DeviceSpec.from_string(name)
-    return canonical_name(_resolve(spec))
 
 
 def name_of_torch_device(dev: torch.device) -> str:

@@ -20,6 +20,24 @@ __all__ = [
     "complex64", "complex128",
 ]
 
+# TF's C++ type names, as its error messages print them ("float", not "float32").
+_TF_TYPE_NAMES = {
+    torch.float32: "float", torch.float64: "double", torch.float16: "half",
+    torch.bfloat16: "bfloat16", torch.int8: "int8", torch.int16: "int16",
+    torch.int32: "int32", torch.int64: "int64", torch.uint8: "uint8", torch.bool: "bool",
+    torch.complex64: "complex64", torch.complex128: "complex128",
+}
+
+
+def tf_type_name(dtype: Any) -> str:
+    """TF's C++ type name (`float`, `double`, `half`, `int32`), as its errors print it.
+
+    Takes a torch dtype or a `DType`.
+    """
+    if isinstance(dtype, DType):
+        dtype = dtype.as_torch
+    return _TF_TYPE_NAMES.get(dtype, str(dtype))
+
 
 class DType:
     """A TensorFlow dtype (`tf.DType`): TF's name and properties, torch's storage.
@@ -99,18 +117,18 @@ class DType:
     @property
     def min(self) -> Any:
         """The smallest value of this dtype (`TypeError` for bool and complex, as TF)."""
-        if self.is_bool or self.is_complex:
+        limits = _LIMITS.get(self._name)
+        if limits is None:
             raise self._no_extreme("minimum")
-        info = torch.finfo(self._torch) if self.is_floating else torch.iinfo(self._torch)
-        return float(info.min) if self.is_floating else int(info.min)
+        return limits[0]
 
     @property
     def max(self) -> Any:
         """The largest value of this dtype (`TypeError` for bool and complex, as TF)."""
-        if self.is_bool or self.is_complex:
+        limits = _LIMITS.get(self._name)
+        if limits is None:
             raise self._no_extreme("maximum")
-        info = torch.finfo(self._torch) if self.is_floating else torch.iinfo(self._torch)
-        return float(info.max) if self.is_floating else int(info.max)
+        return limits[1]
 
     @property
     def limits(self) -> tuple:
@@ -183,6 +201,19 @@ _BY_TORCH = {d.as_torch: d for d in _ALL}
 _BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d is not bfloat16}
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_PYTHON = {float: float32, builtins.bool: bool}
+
+
+def _limits(d: DType) -> tuple:
+    if d.is_floating:
+        info = torch.finfo(d.as_torch)
+        return float(info.min), float(info.max)
+    info = torch.iinfo(d.as_torch)
+    return int(info.min), int(info.max)
+
+
+# `(min, max)` by name, built once: conversions and clamps ask on every call
+# (bool and complex have none).
+_LIMITS = {d.name: _limits(d) for d in _ALL if not (d.is_bool or d.is_complex)}
 
 
 def as_dtype(type_value: Any) -> DType:

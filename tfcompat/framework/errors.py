@@ -7,7 +7,9 @@ constructor signature; the subclasses take `(node_def, op, message)` too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
+
+from .dtypes import tf_type_name
 
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
@@ -103,6 +105,17 @@ DataLossError = _subclass("DataLossError", DATA_LOSS, "Unrecoverable data loss o
 UnauthenticatedError = _subclass("UnauthenticatedError", UNAUTHENTICATED, "The request lacks valid credentials.")
 
 
-def invalid_argument(message: str) -> InvalidArgumentError:
-    """An `InvalidArgumentError` with no node or op, as eager kernels raise it."""
-    return InvalidArgumentError(None, None, message)
+# -- builders for the errors ops raise (not part of `tf.errors`) -------------------
+
+def invalid_argument(message: str, op: Optional[str] = None) -> InvalidArgumentError:
+    """An `InvalidArgumentError` as an eager kernel raises it: `message [Op:op]`."""
+    return InvalidArgumentError(None, None, message if op is None else f"{message} [Op:{op}]")
+
+
+def dtype_mismatch(op: str, index: int, expected: Any, got: Any) -> InvalidArgumentError:
+    """TF's error for an input whose dtype differs from the op's `T` (no promotion)."""
+    return InvalidArgumentError(
+        None, None,
+        f"cannot compute {op} as input #{index}(zero-based) was expected to be a "
+        f"{tf_type_name(expected)} tensor but is a {tf_type_name(got)} tensor [Op:{op}]. "
+        "TF does not promote dtypes: cast one input with tf.cast.")

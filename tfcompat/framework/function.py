@@ -66,7 +66,6 @@ class Function:
                  jit_compile: Optional[bool] = None, name: Optional[str] = None) -> None:
         self._python_function = python_function
         self._input_signature = None if input_signature is None else list(input_signature)
-        self._jit_compile = jit_compile
         self._name = name or getattr(python_function, "__name__", "function")
         functools.update_wrapper(self, python_function)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from typing import Optional
 
 __all__ = ["name_scope", "current_name_scope"]
 
@@ -54,10 +53,3 @@ class name_scope:  # noqa: N801 - TF's public spelling
 
     def __exit__(self, *exc: object) -> None:
         _state.prefix = self._saved.pop()
-
-
-def scoped_name(name: Optional[str], default: str) -> str:
-    """`name` (or `default`) under the active scope, without a `:0` suffix."""
-    if name is None:
-        name = default
-    return _state.prefix + name

@@ -11,9 +11,12 @@ TF's rules, not torch's:
   turns a Python float into an int (`TypeError`), and never silently casts
   a tensor (`ValueError`: use `tf.cast`);
 * new tensors are placed on the current `tf.device` (TF's default placement:
-  GPU:0 when CUDA is present).
+  GPU:0 when CUDA is present); ops convert a Python operand onto the device
+  of the tensor it meets instead (`convert_to_tensor_on`). A Python scalar
+  is made by a fill kernel on that device, never copied from the host.
 
-Objects such as variables register a conversion function, as in TF.
+Objects such as variables and `TensorShape` register a conversion function, as
+in TF; registering makes a type convertible, not a tensor (`is_tensor_like`).
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ import numpy as np
 import torch
 
 from . import device as device_lib
-from . import dtypes
+from . import dtypes, errors
 from .dtypes import DType
+from .tensor_shape import TensorShape, as_shape
 
 __all__ = [
     "convert_to_tensor", "constant", "register_tensor_conversion_function",
-    "is_tensor", "format_tensor", "conversion_error",
+    "is_tensor", "is_tensor_like", "format_tensor", "conversion_error",
 ]
 
 # (type, function, priority); a function is `fn(value, dtype=None, name=None, as_ref=False)`.
@@ -41,6 +45,7 @@ _conversion_cache: dict = {}
 
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_CPU = torch.device("cpu")
 
 
 def register_tensor_conversion_function(base_type: Any, conversion_func: Callable,
@@ -49,6 +54,8 @@ def register_tensor_conversion_function(base_type: Any, conversion_func: Callabl
 
     `conversion_func(value, dtype=None, name=None, as_ref=False)` must return
     a `torch.Tensor` (or `NotImplemented` to let a later function try).
+    Registering a type makes it convertible, not a tensor: `tf.is_tensor`
+    stays False for it, as in TF.
     """
     types = base_type if isinstance(base_type, tuple) else (base_type,)
     if any(issubclass(t, (torch.Tensor, np.ndarray, numbers.Number)) for t in types):
@@ -69,14 +76,28 @@ def _registered_functions(cls: type) -> list:
     return found
 
 
+def is_tensor_like(x: Any) -> bool:
+    """Whether ops treat `x` as a dense tensor: a torch tensor or a variable.
+
+    TF's ops and auto-packing take these as tensors of their own dtype (they
+    are `core.Tensor`s in TF); anything else (Python values, NumPy arrays,
+    `IndexedSlices`, `TensorShape`, registered types) is a value converted
+    with the op's dtype. Tensor-like classes set `_tfcompat_tensor_like`.
+    """
+    return isinstance(x, torch.Tensor) or getattr(x, "_tfcompat_tensor_like", False)
+
+
 def is_tensor(x: Any) -> bool:
-    """`tf.is_tensor`: a torch tensor or a tensor-like tfcompat object (variables)."""
-    return isinstance(x, torch.Tensor) or bool(_registered_functions(type(x)))
+    """`tf.is_tensor`: a tensor, a variable, or a composite tensor (`IndexedSlices`).
+
+    A `TensorShape` or another type with a registered conversion function is
+    not a tensor (it converts to one), as in TF.
+    """
+    return is_tensor_like(x) or getattr(x, "_tfcompat_composite_tensor", False)
 
 
 def format_tensor(t: torch.Tensor) -> str:
     """TF's rendering of an eager tensor: `<tf.Tensor: shape=(2,), dtype=float32, numpy=...>`."""
-    from .tensor_shape import TensorShape
     try:
         dtype_name = dtypes.from_torch(t.dtype).name
     except TypeError:
@@ -166,6 +187,9 @@ class _Scan:
         self.shape = self._shape(value)
 
     def _shape(self, x: Any) -> tuple:
+        if isinstance(x, TensorShape):  # a sequence of its dims, as TF reads it
+            len(x)  # TF's ValueError for an unknown rank
+            x = x.as_list()
         if isinstance(x, (list, tuple)):
             shapes = [self._shape(item) for item in x]
             if any(sh != shapes[0] for sh in shapes[1:]):
@@ -181,7 +205,7 @@ class _Scan:
         for x in self.scalars:
             k = _kind(x)
             if k is None:
-                if kind is None and not self.shape:
+                if kind is None:  # the first value decides TF's message
                     raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type "
                                      f"({type(x)}) to a Tensor.")
                 raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
@@ -202,8 +226,8 @@ class _Scan:
 
 
 def _cannot_convert(value: Any, dtype: DType) -> TypeError:
-    from ..ops._dispatch import tf_type_name
-    return TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {tf_type_name(dtype.as_torch)}")
+    return TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
+                     f"{dtypes.tf_type_name(dtype)}")
 
 
 def _out_of_range_int() -> ValueError:
@@ -277,27 +301,22 @@ def _from_python(value: Any, dtype: Optional[DType], device: torch.device) -> to
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         if dtype.is_integer and not scan.ints_fit(*_INT64):
             raise _out_of_range_int()
-        return _to_torch(_array(scan, value, dtype.as_numpy_dtype), dtype, device)
+        return _from_numpy(_array(scan, value, dtype.as_numpy_dtype), dtype, device, owned=True)
     kind = scan.inferred()
     if dtype is None:
         inferred = _default_dtype(scan, kind, intermediate=False)
-        return _to_torch(_array(scan, value, inferred.as_numpy_dtype), inferred, device)
+        return _from_numpy(_array(scan, value, inferred.as_numpy_dtype), inferred, device,
+                           owned=True)
     inferred = _default_dtype(scan, kind, intermediate=True)
     if not _cast_allowed(kind, dtype):
         raise _cannot_convert(value, dtype)
-    return _from_numpy(_array(scan, value, inferred.as_numpy_dtype), dtype, device)
-
-
-def _to_torch(array: np.ndarray, dtype: DType, device: torch.device) -> torch.Tensor:
-    if dtype is dtypes.bfloat16:
-        return torch.from_numpy(np.array(array, dtype=np.float32)).to(device=device, dtype=torch.bfloat16)
-    return torch.from_numpy(np.array(array, dtype=dtype.as_numpy_dtype, copy=True)).to(device=device)
+    return _from_numpy(_array(scan, value, inferred.as_numpy_dtype), dtype, device, owned=True)
 
 
 def _contains_tensor(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_contains_tensor(v) for v in value)
-    return isinstance(value, torch.Tensor) or bool(_registered_functions(type(value)))
+    return is_tensor_like(value)
 
 
 def _contains_array(value: Any) -> bool:
@@ -315,7 +334,7 @@ def _first_tensor_dtype(value: Any) -> Optional[DType]:
         return None
     if isinstance(value, torch.Tensor):
         return dtypes.from_torch(value.dtype)
-    if _registered_functions(type(value)):
+    if is_tensor_like(value):
         return dtypes.as_dtype(value.dtype)
     return None
 
@@ -327,7 +346,6 @@ def _pack(value: Any, dtype: Optional[DType], device: torch.device) -> torch.Ten
     the tensors (Python values are converted to it); packed tensors of
     different dtypes or shapes are `InvalidArgumentError`.
     """
-    from . import errors
     inferred = _first_tensor_dtype(value)
     cast = dtype is not None and dtype != inferred
     dtype = dtype or inferred
@@ -340,37 +358,133 @@ def _pack(value: Any, dtype: Optional[DType], device: torch.device) -> torch.Ten
             first = parts[0]
             for i, p in enumerate(parts[1:], start=1):
                 if p.dtype != first.dtype:
-                    from ..ops._dispatch import mismatch
-                    raise mismatch("Pack", i, first.dtype, p.dtype)
+                    raise errors.dtype_mismatch("Pack", i, first.dtype, p.dtype)
                 if p.shape != first.shape:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Shapes of all inputs must match: values[0].shape = "
-                        f"{list(first.shape)} != values[{i}].shape = {list(p.shape)} [Op:Pack]")
+                    raise errors.invalid_argument(
+                        f"Shapes of all inputs must match: values[0].shape = {list(first.shape)} "
+                        f"!= values[{i}].shape = {list(p.shape)}", "Pack")
             return torch.stack([p.to(device) for p in parts])
-        if isinstance(x, torch.Tensor) or _registered_functions(type(x)):
+        if is_tensor_like(x):
             t = convert_to_tensor(x)
             return t.to(dtype.as_torch) if cast else t
-        return convert_to_tensor(x, dtype=dtype)
+        return _convert(x, dtype, None, device)
 
     return build(value)
 
 
-def _from_numpy(array: np.ndarray, dtype: Optional[DType], device: torch.device) -> torch.Tensor:
+def _from_numpy(array: np.ndarray, dtype: Optional[DType], device: torch.device,
+                owned: bool = False) -> torch.Tensor:
+    """A tensor with `array`'s values cast to `dtype` (TF's quiet casts), on `device`.
+
+    The tensor never aliases the caller's array: it is copied unless `owned`
+    (a fresh array built by this module).
+    """
     if array.dtype.kind in "OUSV":
         raise TypeError(
             f"tfcompat tensors hold numbers only: cannot convert a NumPy array of dtype "
             f"{array.dtype} (TF's string and object tensors have no torch counterpart).")
     if dtype is None:
         dtype = dtypes.as_dtype(array.dtype)
-    with warnings.catch_warnings():  # TF casts quietly (complex to real, overflow)
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            if dtype is dtypes.bfloat16:
-                return torch.from_numpy(np.array(array, dtype=np.float32)).to(
-                    device=device, dtype=torch.bfloat16)
-            # Always a fresh buffer: the tensor must never alias the caller's array.
-            array = np.array(array, dtype=dtype.as_numpy_dtype, order="C", copy=True)
-    return torch.from_numpy(array).to(device=device)
+    # NumPy has no bfloat16: go through float32, then round.
+    target = np.dtype(np.float32 if dtype is dtypes.bfloat16 else dtype.as_numpy_dtype)
+    if array.dtype != target:
+        with warnings.catch_warnings():  # TF casts quietly (complex to real, overflow)
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                array = array.astype(target, order="C")
+    elif not (owned and array.flags.c_contiguous and array.flags.writeable):
+        array = np.array(array, order="C", copy=True)
+    t = torch.from_numpy(array)
+    if dtype is dtypes.bfloat16:
+        return t.to(device=device, dtype=torch.bfloat16)
+    return t.to(device=device)
+
+
+# -- Python scalars -----------------------------------------------------------------
+#
+# The common operand (`x * 2.0`, `tf.maximum(x, 0)`) skips NumPy: a 0-d tensor
+# made by a fill kernel on the target device (torch.full), not a host-to-device
+# copy (torch.tensor), which on an accelerator would wait for the stream.
+
+
+def _python_scalar(value: Any, requested: Optional[DType],
+                   device: torch.device) -> Optional[torch.Tensor]:
+    """A Python `int`/`float`/`bool` as a 0-d tensor, or None where TF's general rules apply.
+
+    Values are TF's: ints go to floats through a double (`PyLong_AsDouble`, as
+    TF's converter), floats round once from double; whatever does not fit the
+    dtype takes the general path and its errors or wrapping.
+    """
+    kind = type(value)
+    if requested is None:
+        if kind is float:
+            if not math.isfinite(value) or abs(value) <= _F32_MAX:
+                return torch.full((), value, dtype=torch.float32, device=device)
+        elif kind is int:
+            if _INT32[0] <= value <= _INT32[1]:
+                return torch.full((), value, dtype=torch.int32, device=device)
+        else:
+            return torch.full((), value, dtype=torch.bool, device=device)
+        return None
+    if kind is bool:
+        if requested is dtypes.bool or requested.name in _FAST_ACCEPTS:  # those take a bool
+            return torch.full((), value, dtype=requested.as_torch, device=device)
+        return None
+    if requested.is_floating or requested.is_complex:
+        if (kind is int and requested.name not in _FAST_ACCEPTS
+                and not _INT64[0] <= value <= _INT64[1]):
+            return None
+        if abs(value) > requested.real_dtype.max:  # False for NaN
+            return None
+        return torch.full((), float(value), dtype=requested.as_torch, device=device)
+    if kind is int and requested.is_integer and requested.min <= value <= requested.max:
+        return torch.full((), value, dtype=requested.as_torch, device=device)
+    return None
+
+
+def _convert_value(value: Any, requested: Optional[DType], device: torch.device) -> torch.Tensor:
+    """Python numbers and sequences, NumPy values and lists holding tensors (no registry)."""
+    kind = type(value)
+    if kind is float or kind is int or kind is bool:
+        t = _python_scalar(value, requested, device)
+        if t is not None:
+            return t
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _from_numpy(np.asarray(value), requested, device)
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        return _pack(value, requested, device)
+    if isinstance(value, (list, tuple)) and _contains_array(value):
+        # Lists of NumPy arrays convert through NumPy, keeping the arrays' dtype (as TF).
+        return _from_numpy(np.array(value), requested, device, owned=True)
+    if isinstance(value, (numbers.Number, list, tuple, TensorShape)):
+        return _from_python(value, requested, device)
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"tfcompat tensors hold numbers only: cannot convert the string {value!r} to a "
+            "Tensor (TF's tf.string has no torch counterpart).")
+    raise ValueError(
+        f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
+        "Tensor.")
+
+
+def _convert(value: Any, dtype: Any, dtype_hint: Any, device: Optional[torch.device],
+             name: Optional[str] = None) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        if dtype is not None and value.dtype != dtypes.to_torch(dtype):
+            raise conversion_error(dtypes.as_dtype(dtype), value)
+        return value
+    if dtype is None and dtype_hint is not None:
+        try:
+            return _convert(value, dtype_hint, None, device, name)
+        except (TypeError, ValueError):
+            return _convert(value, None, None, device, name)
+    requested = None if dtype is None else dtypes.as_dtype(dtype)
+    for fn in _registered_functions(type(value)):
+        result = fn(value, dtype=requested, name=name, as_ref=False)
+        if result is not NotImplemented:
+            return result
+    return _convert_value(value, requested,
+                          device_lib.current_torch_device() if device is None else device)
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
@@ -382,49 +496,46 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
     numpy arrays are copied onto the current device. `dtype_hint` is a
     preference that is dropped when it cannot be honoured.
     """
-    if isinstance(value, torch.Tensor):
-        if dtype is not None and value.dtype != dtypes.to_torch(dtype):
-            raise conversion_error(dtypes.as_dtype(dtype), value)
+    if isinstance(value, torch.Tensor) and dtype is None:
         return value
-    if dtype is None and dtype_hint is not None:
-        try:
-            return convert_to_tensor(value, dtype=dtype_hint, name=name)
-        except (TypeError, ValueError):
-            return convert_to_tensor(value, name=name)
-    requested = None if dtype is None else dtypes.as_dtype(dtype)
-    for fn in _registered_functions(type(value)):
-        result = fn(value, dtype=requested, name=name, as_ref=False)
-        if result is not NotImplemented:
-            return result
-    device = device_lib.current_torch_device()
-    kind = type(value)
-    if kind is float or kind is int:  # the common scalar: no NumPy round trip
-        if requested is None:
-            if kind is float and (not math.isfinite(value) or abs(value) <= _F32_MAX):
-                return torch.tensor(value, dtype=torch.float32, device=device)
-            if kind is int and _INT32[0] <= value <= _INT32[1]:
-                return torch.tensor(value, dtype=torch.int32, device=device)
-        elif (kind is float or requested.name in _FAST_ACCEPTS or _INT64[0] <= value <= _INT64[1]) and (
-                (requested.is_floating and not abs(value) > requested.max) or requested.is_complex
-                or (kind is int and requested.is_integer and requested.min <= value <= requested.max)):
-            if requested.is_floating or requested.is_complex or requested.name in _FAST_ACCEPTS:
-                return torch.tensor(value, dtype=requested.as_torch, device=device)
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        return _from_numpy(np.asarray(value), requested, device)
-    if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        return _pack(value, requested, device)
-    if isinstance(value, (list, tuple)) and _contains_array(value):
-        # Lists of NumPy arrays convert through NumPy, keeping the arrays' dtype (as TF).
-        return _from_numpy(np.array(value), requested, device)
-    if isinstance(value, (numbers.Number, list, tuple)):
-        return _from_python(value, requested, device)
-    if isinstance(value, (str, bytes)):
-        raise TypeError(
-            f"tfcompat tensors hold numbers only: cannot convert the string {value!r} to a "
-            "Tensor (TF's tf.string has no torch counterpart).")
-    raise ValueError(
-        f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
-        "Tensor.")
+    return _convert(value, dtype, dtype_hint, None, name)
+
+
+def convert_to_tensor_on(device: Optional[torch.device], value: Any, dtype: Any = None,
+                         dtype_hint: Any = None) -> torch.Tensor:
+    """`convert_to_tensor`, creating new tensors on `device` instead of the current `tf.device`.
+
+    For op inputs: a Python operand is made where its tensor operand lives, so
+    the op needs no cross-device copy. Tensors and variables are returned as
+    they are (`None` means the current device).
+    """
+    if isinstance(value, torch.Tensor) and dtype is None:
+        return value
+    return _convert(value, dtype, dtype_hint, device)
+
+
+def _shape_to_tensor(shape: TensorShape, dtype: Optional[DType] = None, name: Any = None,
+                     as_ref: bool = False) -> torch.Tensor:
+    """`tf.convert_to_tensor(TensorShape)`: an int32 vector of the dims (int64 if one needs it).
+
+    In host memory, like `tf.shape`: reading it back costs no device sync.
+    """
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    large = any(d > _INT32[1] for d in dims)
+    if dtype is None:
+        dtype = dtypes.int64 if large else dtypes.int32
+    elif dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert TensorShape {shape} to dtype {dtype}. Allowed dtypes are "
+                        "tf.int32 and tf.int64.")
+    elif dtype is dtypes.int32 and large:
+        raise ValueError(f"Cannot convert TensorShape {shape} to dtype int32; a dimension is too "
+                         "large. Consider using tf.int64.")
+    return torch.tensor(dims, dtype=dtype.as_torch, device=_CPU)
+
+
+register_tensor_conversion_function(TensorShape, _shape_to_tensor)
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> torch.Tensor:
@@ -454,14 +565,15 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         raise ValueError("TypeError: Scalar tensor has no `len()`: tf.constant does not pack "
                          "tensors; use tf.stack or tf.convert_to_tensor for a list of tensors.")
-    elif _registered_functions(type(value)):
+    elif is_tensor(value):  # IndexedSlices
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                          f"({type(value)}) to a Tensor: tf.constant takes numbers, lists and "
                          "arrays; use tf.convert_to_tensor.")
     else:
-        t = convert_to_tensor(value, dtype=requested)
+        # Registered conversions are convert_to_tensor's, not constant's: a TensorShape is a
+        # sequence of ints here (so any dtype goes), other registered types are refused.
+        t = _convert_value(value, requested, device_lib.current_torch_device())
     if shape is not None:
-        from .tensor_shape import as_shape
         dims = as_shape(shape)
         if not dims.is_fully_defined():
             raise ValueError("Attempt to convert a value (None) with an unsupported type "

@@ -285,23 +285,3 @@ def as_shape(shape: Any) -> TensorShape:
 
 def unknown_shape(rank: Optional[int] = None) -> TensorShape:
     return TensorShape(None if rank is None else [None] * rank)
-
-
-def _shape_to_tensor(shape: TensorShape, dtype: Any = None, name: Any = None, as_ref: bool = False) -> Any:
-    """`tf.convert_to_tensor(TensorShape)`: an int32 vector of the dims (int64 if needed)."""
-    if not shape.is_fully_defined():
-        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
-    from .tensor_conversion import convert_to_tensor
-    dims = shape.as_list()
-    if dtype is None:
-        return convert_to_tensor(dims if dims else [], dtype="int32" if all(
-            d < 2 ** 31 for d in dims) else "int64")
-    return convert_to_tensor(dims, dtype=dtype)
-
-
-def _register() -> None:
-    from .tensor_conversion import register_tensor_conversion_function
-    register_tensor_conversion_function(TensorShape, _shape_to_tensor)
-
-
-_register()

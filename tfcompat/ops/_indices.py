@@ -7,36 +7,38 @@ TF's kernels disagree by device, and tfcompat follows each:
 * on GPU nothing is checked: a gather reads zeros and a scatter skips the
   update. Checking would cost a device-to-host sync per call, which TF does
   not pay either, so tensors on an accelerator get TF's GPU behaviour.
+
+`checks_on_host` is that policy for every data-dependent check TF's CPU
+kernels make (indices, integer division by zero, negative integer powers).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor_on
 from . import _dispatch as D
-from ._shape_args import invalid
 
 __all__ = ["index_tensor", "checks_on_host", "all_in_range", "first_bad", "position", "in_range"]
 
 INDEX_TYPES = frozenset({torch.int16, torch.int32, torch.int64})
 
 
-def index_tensor(indices: Any, op: str, attr: str = "Tindices",
-                 allowed: frozenset = INDEX_TYPES) -> torch.Tensor:
-    """`indices` as an integer tensor of a dtype TF's op accepts."""
-    t = convert_to_tensor(indices)
-    if t.dtype not in allowed:
-        names = ", ".join(D.tf_type_name(d) for d in sorted(allowed, key=str))
-        raise invalid(f"Value for attr '{attr}' of {D.tf_type_name(t.dtype)} is not in the list of "
-                      f"allowed values: {names}", op)
+def index_tensor(indices: Any, op: str, attr: str = "Tindices", allowed: frozenset = INDEX_TYPES,
+                 device: Optional[torch.device] = None) -> torch.Tensor:
+    """`indices` as an integer tensor of a dtype TF's op accepts.
+
+    Python or NumPy indices are made on `device` (the data's), where given.
+    """
+    t = convert_to_tensor_on(device, indices)
+    D.check_dtype(op, t.dtype, allowed, attr=attr)
     return t
 
 
 def checks_on_host(t: torch.Tensor) -> bool:
-    """Whether TF validates indices for data on `t`'s device (its CPU kernels do)."""
+    """Whether TF validates data on `t`'s device (its CPU kernels do; reading is free there)."""
     return t.device.type == "cpu"
 
 

@@ -14,19 +14,12 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from ..framework import errors
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _dispatch as D
 
-__all__ = ["int_values", "shape_arg", "reduction_axes", "single_axis", "invalid"]
-
-_INDEX_TYPES = frozenset({torch.int32, torch.int64})
-
-
-def invalid(message: str, op: str) -> errors.InvalidArgumentError:
-    """An `InvalidArgumentError` carrying TF's `[Op:Name]` suffix."""
-    return errors.InvalidArgumentError(None, None, f"{message} [Op:{op}]")
+__all__ = ["int_values", "shape_arg", "reduction_axes", "single_axis"]
 
 
 def _is_int(x: Any) -> bool:
@@ -34,7 +27,7 @@ def _is_int(x: Any) -> bool:
 
 
 def int_values(value: Any, op: str, attr: str = "Tidx", python_dtype: Any = None,
-               allowed: frozenset = _INDEX_TYPES) -> Any:
+               allowed: frozenset = D.INT32_64) -> Any:
     """`value` as a Python int or (nested) list of ints.
 
     Python values that are not all ints fail as TF fails for them: with
@@ -51,16 +44,11 @@ def int_values(value: Any, op: str, attr: str = "Tidx", python_dtype: Any = None
         return value.as_list()
     if isinstance(value, (list, tuple)) and all(_is_int(v) for v in value):
         return [int(v) if not isinstance(v, Dimension) else _dim(v) for v in value]
-    if isinstance(value, torch.Tensor) or getattr(value, "_tfcompat_tensor_like", False):
-        t = convert_to_tensor(value)
-    elif python_dtype is not None:
+    if python_dtype is not None and not is_tensor_like(value):
         t = convert_to_tensor(value, dtype=python_dtype)
     else:
         t = convert_to_tensor(value)
-    if t.dtype not in allowed:
-        names = ", ".join(D.tf_type_name(d) for d in sorted(allowed, key=str))
-        raise invalid(f"Value for attr '{attr}' of {D.tf_type_name(t.dtype)} is not in the list of "
-                      f"allowed values: {names}", op)
+    D.check_dtype(op, t.dtype, allowed, attr=attr)
     return t.tolist()
 
 

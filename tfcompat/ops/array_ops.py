@@ -14,6 +14,7 @@ tensor mixes freely with accelerator tensors in torch ops.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -22,10 +23,11 @@ import torch.nn.functional as F
 
 from ..framework import device as device_lib
 from ..framework import dtypes
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
-from ._shape_args import int_values, invalid, single_axis
+from ._shape_args import int_values, single_axis
 
 __all__ = ["reshape", "transpose", "concat", "stack", "unstack", "split", "expand_dims",
            "squeeze", "tile", "pad", "identity", "shape", "size", "rank"]
@@ -118,23 +120,24 @@ def concat(values: Any, axis: Any, name: str = "concat") -> torch.Tensor:
 def _has_array(values: Any) -> bool:
     if isinstance(values, (list, tuple)):
         return any(_has_array(v) for v in values)
-    return (isinstance(values, (torch.Tensor, np.ndarray))
-            or getattr(values, "_tfcompat_tensor_like", False))
+    return isinstance(values, np.ndarray) or is_tensor_like(values)
 
 
 def stack(values: Any, axis: int = 0, name: str = "stack") -> torch.Tensor:
     """`tf.stack`: join same-shaped tensors along a new axis.
 
-    With `axis` 0 a list of Python values is converted as one tensor first
-    (so `tf.stack([1, 2.])` is float32, as in TF); otherwise the first
-    value's dtype is every value's.
+    With `axis` 0 a list of Python values is converted as one tensor, as TF
+    does (so `tf.stack([1, 2.])` is float32); when that conversion fails, or
+    otherwise, the values are packed one by one, the first value's dtype
+    being every value's (`tf.stack([True, 1])` is a `TypeError`).
     """
     if (axis == 0 and isinstance(values, (list, tuple)) and values
             and not _has_array(values)):
-        packed = convert_to_tensor(list(values))
-        ts = list(packed.unbind(0))
-    else:
-        ts = _same_dtype("Pack", values)
+        try:
+            return convert_to_tensor(list(values))
+        except (TypeError, ValueError):
+            pass  # as TF: pack them one by one, with Pack's errors
+    ts = _same_dtype("Pack", values)
     if not ts:
         return torch.zeros((0,), dtype=torch.float32, device=device_lib.current_torch_device())
     rank = ts[0].dim() + 1
@@ -162,6 +165,9 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0,
     return list(t.unbind(a))
 
 
+_SPLIT_SIZES = frozenset({torch.int8, torch.int32, torch.int64})
+
+
 def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int] = None,
           name: str = "split") -> list:
     """`tf.split`: `num_or_size_splits` equal parts, or parts of the listed sizes.
@@ -179,10 +185,10 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int]
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to "
                          f"split. Argument provided: {num_or_size_splits}")
     if isinstance(num_or_size_splits, (list, tuple)) and not num_or_size_splits:
-        raise invalid("Value for attr 'Tlen' of float is not in the list of allowed values: int8, "
-                      "int32, int64", "SplitV")
-    sizes = int_values(num_or_size_splits, "SplitV", attr="Tlen",
-                       allowed=frozenset({torch.int8, torch.int32, torch.int64}))
+        # TF converts the empty list to a float32 tensor, which SplitV refuses.
+        D.check_dtype("SplitV", torch.float32, _SPLIT_SIZES, attr="Tlen",
+                      names=("int8", "int32", "int64"))
+    sizes = int_values(num_or_size_splits, "SplitV", attr="Tlen", allowed=_SPLIT_SIZES)
     if isinstance(sizes, int):
         if sizes < 1:
             raise invalid(f"Value for attr 'num_split' of {sizes} must be at least minimum 1", "Split")
@@ -329,8 +335,7 @@ def _pad_constant(t: torch.Tensor, pads: list, constant_values: Any) -> torch.Te
             _check_fill_value(constant_values, t.dtype)
         return F.pad(t, flat, mode="constant", value=constant_values)
     # A tensor fill value: fill without reading it back to the host.
-    value = (constant_values if isinstance(constant_values, torch.Tensor)
-             else convert_to_tensor(constant_values, dtype_hint=dtypes.from_torch(t.dtype)))
+    value = convert_to_tensor_on(t.device, constant_values, dtype_hint=dtypes.from_torch(t.dtype))
     if value.dtype is not t.dtype:
         raise D.mismatch("PadV2", 2, t.dtype, value.dtype)
     if value.dim() != 0:
@@ -358,26 +363,19 @@ def identity(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A
     return t.view_as(t)
 
 
-_SHAPE_OUT = frozenset({torch.int32, torch.int64})
-
-
 def shape(input: Any, out_type: Any = dtypes.int32,  # noqa: A002 - TF name
           name: Optional[str] = None) -> torch.Tensor:
     """`tf.shape`: the dynamic shape as an int32 (or int64) vector, in host memory."""
     out = dtypes.to_torch(out_type)
-    if out not in _SHAPE_OUT:
-        raise invalid(f"Value for attr 'out_type' of {D.tf_type_name(out)} is not in the list of "
-                      "allowed values: int32, int64", "Shape")
+    D.check_dtype("Shape", out, D.INT32_64, attr="out_type")
     return torch.tensor(_static_shape(input), dtype=out, device=_CPU)
 
 
 def size(input: Any, out_type: Any = dtypes.int32,  # noqa: A002 - TF name
          name: Optional[str] = None) -> torch.Tensor:
     """`tf.size`: the number of elements, as an `out_type` scalar in host memory."""
-    n = 1
-    for d in _static_shape(input):
-        n *= d
-    return torch.tensor(n, dtype=dtypes.to_torch(out_type), device=_CPU)
+    return torch.tensor(math.prod(_static_shape(input)), dtype=dtypes.to_torch(out_type),
+                        device=_CPU)
 
 
 def rank(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002 - TF name

@@ -15,12 +15,16 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from ..framework import device as device_lib
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
+from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from . import math_ops, unary_ops
 from ._shape_args import reduction_axes
+from .nn_ops import l2_loss
+from .reduction_ops import reduce_sum
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm"]
 
@@ -53,7 +57,6 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
 
 def _check_same_shape(values: torch.Tensor, result: torch.Tensor) -> None:
     if values.shape != result.shape:
-        from ..framework.tensor_shape import TensorShape
         raise ValueError(f"Shapes {TensorShape(tuple(values.shape))} and "
                          f"{TensorShape(tuple(result.shape))} are incompatible: a clip bound must "
                          "not broadcast the clipped tensor to a bigger shape.")
@@ -72,7 +75,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     else:
         clip_norm = math_ops.cast(math_ops.maximum(clip_norm, 0), values.dtype)
     reduction_axes(axes, values.dim(), "Sum")  # TF's axis errors, before any arithmetic
-    l2sum = _reduce_sum(math_ops.multiply(values, values), axes)
+    l2sum = reduce_sum(math_ops.multiply(values, values), axes, keepdims=True)
     pred = l2sum > 0
     # TF's two-`where` trick: the gradient of sqrt at 0 must not poison the result.
     l2sum_safe = torch.where(pred, l2sum, torch.ones_like(l2sum))
@@ -81,11 +84,6 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     _check_same_shape(values, intermediate)
     values_clip = math_ops.truediv(intermediate, math_ops.maximum(l2norm, clip_norm))
     return _like(t, values_clip)
-
-
-def _reduce_sum(x: torch.Tensor, axes: Any) -> torch.Tensor:
-    from .reduction_ops import reduce_sum
-    return reduce_sum(x, axes, keepdims=True)
 
 
 def _check_list(t_list: Any) -> list:
@@ -103,24 +101,14 @@ def global_norm(t_list: Any, name: Optional[str] = None) -> torch.Tensor:
     """
     tensors = [_values(t) for t in _check_list(t_list) if t is not None]
     if not tensors:
-        return torch.zeros((), dtype=torch.float32, device=_default_device())
-    half_squared = [_l2_loss(v) for v in tensors]
+        return torch.zeros((), dtype=torch.float32, device=device_lib.current_torch_device())
+    half_squared = [l2_loss(v) for v in tensors]
     first = half_squared[0]
     for i, h in enumerate(half_squared[1:], 1):
         if h.dtype is not first.dtype:
             raise D.mismatch("Pack", i, first.dtype, h.dtype)
     total = torch.stack(D.same_device(half_squared)).sum() if len(half_squared) > 1 else first
-    return torch.sqrt(total * torch.tensor(2.0, dtype=total.dtype, device=total.device))
-
-
-def _l2_loss(v: torch.Tensor) -> torch.Tensor:
-    D.check_dtype("L2Loss", v, D.FLOATS)
-    return torch.sum(v * v) / 2
-
-
-def _default_device() -> torch.device:
-    from ..framework import device as device_lib
-    return device_lib.current_torch_device()
+    return torch.sqrt(total * 2)  # doubling is exact: no constant tensor needed
 
 
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
@@ -136,9 +124,9 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
         use_norm = global_norm(items)
     else:
         use_norm = convert_to_tensor(use_norm)
-    one = torch.tensor(1.0, dtype=use_norm.dtype, device=use_norm.device)
-    clip = clip_norm if isinstance(clip_norm, torch.Tensor) else convert_to_tensor(
-        clip_norm, dtype=dtypes.from_torch(use_norm.dtype))
+    one = torch.ones((), dtype=use_norm.dtype, device=use_norm.device)
+    clip = clip_norm if isinstance(clip_norm, torch.Tensor) else convert_to_tensor_on(
+        use_norm.device, clip_norm, dtype=dtypes.from_torch(use_norm.dtype))
     clip = clip.to(use_norm.device)
     scale_for_finite = clip * math_ops.minimum(one / use_norm, one / clip)
     # A no-op for a finite norm; NaN for an infinite or NaN one.

@@ -16,10 +16,11 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import dtypes
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on, is_tensor_like
 from . import _dispatch as D
 from ._indices import index_tensor
-from ._shape_args import int_values, invalid, shape_arg
+from ._shape_args import int_values, shape_arg
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "one_hot"]
 
@@ -86,7 +87,7 @@ _RANGE_ALLOWED = frozenset({torch.bfloat16, torch.float16, torch.float32, torch.
 
 def _range_arg(value: Any, dtype: Optional[dtypes.DType]) -> tuple:
     """`(host value, dtype)` of one `tf.range` argument, converted as TF converts it."""
-    if isinstance(value, torch.Tensor) or getattr(value, "_tfcompat_tensor_like", False):
+    if is_tensor_like(value):
         t = convert_to_tensor(value)
         return t.reshape(-1)[0].item() if t.numel() == 1 else t.tolist(), t.dtype
     inferred = _python_scalar_dtype(value)
@@ -124,10 +125,8 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
                 raise TypeError(f"tf.range arguments must be int32, int64 or floating, got "
                                 f"{dtypes.from_torch(d).name}; pass dtype= or cast them.")
         out_dtype = max((d for _, d in args), key=_RANGE_HIERARCHY.index)
-    if out_dtype not in _RANGE_ALLOWED:
-        raise invalid(f"Value for attr 'Tidx' of {D.tf_type_name(out_dtype)} is not in the list "
-                      "of allowed values: bfloat16, half, float, double, int8, int16, int32, int64",
-                      "Range")
+    D.check_dtype("Range", out_dtype, _RANGE_ALLOWED, attr="Tidx",
+                  names=("bfloat16", "half", "float", "double", "int8", "int16", "int32", "int64"))
     s, lim, d = (float(v) if out_dtype.is_floating_point else int(v) for v, _ in args)
     if d == 0:
         raise invalid(f"Requires delta != 0: {d}", "Range")
@@ -140,9 +139,10 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         n = (builtins.abs(lim - s) + builtins.abs(d) - 1) // builtins.abs(d)
         return torch.arange(s, s + n * d, d, dtype=out_dtype, device=device)
     # The size and the values in the output dtype, as TF's kernel (not in double, as torch).
+    # Host scalars: torch reads a 0-d CPU tensor as a kernel argument, with no copy.
     st, li, de = (torch.tensor(v, dtype=out_dtype) for v in (s, lim, d))
     n = int(torch.ceil(torch.abs((li - st) / de)))
-    return torch.arange(n, dtype=out_dtype, device=device) * de.to(device) + st.to(device)
+    return torch.arange(n, dtype=out_dtype, device=device) * de + st
 
 
 _ONE_HOT_INDICES = frozenset({torch.uint8, torch.int8, torch.int32, torch.int64})
@@ -164,8 +164,10 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
     if n < 0:
         raise invalid(f"depth must be non-negative, got: {n}", "OneHot")
     requested = None if dtype is None else dtypes.as_dtype(dtype)
-    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=requested)
-    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=requested)
+    on = None if on_value is None else convert_to_tensor_on(idx.device, on_value,
+                                                             dtype_hint=requested)
+    off = None if off_value is None else convert_to_tensor_on(idx.device, off_value,
+                                                               dtype_hint=requested)
     on_dtype = None if on is None else dtypes.from_torch(on.dtype)
     off_dtype = None if off is None else dtypes.from_torch(off.dtype)
     if on is not None or off is not None:
@@ -184,9 +186,9 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
     elif requested is None:
         requested = dtypes.float32
     if on is None:
-        on = convert_to_tensor(1, dtype=requested)
+        on = convert_to_tensor_on(idx.device, 1, dtype=requested)
     if off is None:
-        off = convert_to_tensor(0, dtype=requested)
+        off = convert_to_tensor_on(idx.device, 0, dtype=requested)
     rank = idx.dim()
     a = -1 if axis is None else axis
     if a != -1 and not 0 <= a <= rank:

@@ -18,17 +18,19 @@ CPU; on an accelerator a gather reads zeros and a scatter drops the update.
 from __future__ import annotations
 
 import collections
+import math
 from typing import Any, Optional
 
 import torch
 
 from ..framework import dtypes, errors
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from ._indices import (all_in_range, checks_on_host, first_bad, in_range, index_tensor,
                        position)
-from ._shape_args import int_values, invalid, shape_arg, single_axis
+from ._shape_args import int_values, shape_arg, single_axis
 
 __all__ = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
            "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique"]
@@ -59,7 +61,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     if _is_variable(params) and batch_dims == 0 and _is_zero_axis(axis):
         return params.sparse_read(indices)
     p = convert_to_tensor(params)
-    idx = index_tensor(indices, "GatherV2")
+    idx = index_tensor(indices, "GatherV2", device=p.device)
     bd = int(batch_dims)
     if bd < 0:
         bd += idx.dim()
@@ -115,7 +117,7 @@ def _guard_gather(idx: torch.Tensor, n: int) -> Optional[torch.Tensor]:
 def _batched_gather(p: torch.Tensor, idx: torch.Tensor, a: int, bd: int) -> torch.Tensor:
     """`gather` with `batch_dims = bd > 0`: one gather per batch element, by advanced indexing."""
     batch = tuple(p.shape[:bd])
-    nb = _prod(batch)
+    nb = math.prod(batch)
     pf = p.reshape((nb,) + tuple(p.shape[bd:])).movedim(a - bd + 1, 1)  # [nb, n, middle..., rest...]
     inner = tuple(idx.shape[bd:])
     i = idx.reshape((nb,) + inner)
@@ -132,29 +134,25 @@ def _batched_gather(p: torch.Tensor, idx: torch.Tensor, a: int, bd: int) -> torc
 # gather_nd / scatter_nd
 # ---------------------------------------------------------------------------
 
-def _fmt_shape(shape: Any) -> str:
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _prod(dims: Any) -> int:
-    n = 1
-    for d in dims:
-        n *= int(d)
-    return n
-
-
 def _nd_rows(idx: torch.Tensor, lead: tuple, op: str, bad_row: str) -> tuple:
     """`(linear, valid)`: each index row of `idx` as a position in the flattened `lead` axes.
 
     On CPU a bad row raises TF's error (`bad_row` is its tail, after
     "indices[i] = [..] ") and `valid` is None; on an accelerator `valid`
-    marks the rows TF's GPU kernels skip.
+    marks the rows TF's GPU kernels skip. Bounds and strides are Python ints
+    applied column by column: no small tensors copied to the device.
     """
     k = len(lead)
     outer = tuple(idx.shape[:-1])
-    rows = idx.reshape(_prod(outer), k).to(torch.int64)
-    bounds = torch.tensor(lead, dtype=torch.int64, device=idx.device)
-    ok = ((rows >= 0) & (rows < bounds)).all(dim=1)
+    rows = idx.reshape(math.prod(outer), k).to(torch.int64)
+    ok = torch.ones(rows.shape[0], dtype=torch.bool, device=idx.device)
+    linear = torch.zeros(rows.shape[0], dtype=torch.int64, device=idx.device)
+    stride = 1
+    for i in range(k - 1, -1, -1):
+        col = rows[:, i]
+        ok &= (col >= 0) & (col < lead[i])
+        linear += col * stride
+        stride *= lead[i]
     valid = None
     if checks_on_host(idx):
         pos = first_bad(~ok)
@@ -162,10 +160,6 @@ def _nd_rows(idx: torch.Tensor, lead: tuple, op: str, bad_row: str) -> tuple:
             raise invalid(f"indices{position(outer, pos)} = {rows[pos].tolist()} {bad_row}", op)
     else:
         valid = ok
-    strides = [1] * k
-    for i in range(k - 2, -1, -1):
-        strides[i] = strides[i + 1] * lead[i + 1]
-    linear = (rows * torch.tensor(strides, dtype=torch.int64, device=idx.device)).sum(dim=1)
     return linear, valid
 
 
@@ -180,7 +174,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
     if _is_variable(params) and batch_dims == 0:
         return params.gather_nd(indices)
     p = convert_to_tensor(params)
-    idx = index_tensor(indices, "GatherNd")
+    idx = index_tensor(indices, "GatherNd", device=p.device)
     if idx.dim() == 0:
         raise invalid("indices must be at least a vector", "GatherNd")
     bd = int(batch_dims)
@@ -198,13 +192,13 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
     tail = tuple(p.shape[bd + k:])
     inner = tuple(idx.shape[bd:-1])
     linear, valid = _nd_rows(idx, lead, "GatherNd", f"does not index into param shape "
-                             f"{_fmt_shape(p.shape)}, node name: GatherNd")
-    m = _prod(lead)
+                             f"{D.fmt_shape(p.shape)}, node name: GatherNd")
+    m = math.prod(lead)
     if bd:
         # Batch b's rows live at b * m in the flattened params.
-        linear = linear + (torch.arange(_prod(batch), device=p.device) * m).repeat_interleave(
-            _prod(inner))
-    flat = p.reshape((_prod(batch) * m,) + tail)
+        linear = linear + (torch.arange(math.prod(batch), device=p.device) * m).repeat_interleave(
+            math.prod(inner))
+    flat = p.reshape((math.prod(batch) * m,) + tail)
     if valid is not None:
         linear = torch.where(valid, linear, torch.zeros_like(linear))
     if flat.shape[0] == 0:
@@ -237,8 +231,8 @@ def _scatter(op: str, base: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor,
     if upd.device != base.device:
         upd = upd.to(base.device)
     lead = shape[:k]
-    linear, valid = _nd_rows(idx, lead, op, f"does not index into shape {_fmt_shape(shape)}")
-    m = _prod(lead)
+    linear, valid = _nd_rows(idx, lead, op, f"does not index into shape {D.fmt_shape(shape)}")
+    m = math.prod(lead)
     flat = base.reshape((m,) + tail)
     rows = upd.reshape((linear.numel(),) + tail)
     if valid is not None:
@@ -262,13 +256,13 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
 
 def _tensor_scatter_inputs(op: str, tensor: Any, indices: Any, updates: Any) -> tuple:
     t = convert_to_tensor(tensor)
-    idx = index_tensor(indices, op)
-    if isinstance(updates, torch.Tensor) or getattr(updates, "_tfcompat_tensor_like", False):
+    idx = index_tensor(indices, op, device=t.device)
+    if is_tensor_like(updates):
         upd = convert_to_tensor(updates)
         if upd.dtype is not t.dtype:
             raise D.mismatch(op, 2, t.dtype, upd.dtype)
     else:
-        upd = convert_to_tensor(updates, dtype=dtypes.from_torch(t.dtype))
+        upd = convert_to_tensor_on(t.device, updates, dtype=dtypes.from_torch(t.dtype))
     return t, idx, upd
 
 
@@ -306,16 +300,16 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
     ids are dropped, as in TF; ids `>= num_segments` are an error on CPU.
     """
     d = convert_to_tensor(data)
-    D.check_dtype("UnsortedSegmentSum", d, D.NUMERIC)
-    ids = index_tensor(segment_ids, "UnsortedSegmentSum")
+    D.check_dtype("UnsortedSegmentSum", d.dtype, D.NUMERIC)
+    ids = index_tensor(segment_ids, "UnsortedSegmentSum", device=d.device)
     num = int_values(num_segments, "UnsortedSegmentSum", attr="Tnumsegments")
     if isinstance(num, list):
         raise invalid(f"num_segments should be a scalar, got {num}", "UnsortedSegmentSum")
     if num < 0:
         raise invalid(f"Input num_segments == {num} must not be negative.", "UnsortedSegmentSum")
     if tuple(d.shape[:ids.dim()]) != tuple(ids.shape):
-        raise invalid(f"data.shape = {_fmt_shape(d.shape)} does not start with segment_ids.shape = "
-                      f"{_fmt_shape(ids.shape)}", "UnsortedSegmentSum")
+        raise invalid(f"data.shape = {D.fmt_shape(d.shape)} does not start with "
+                      f"segment_ids.shape = {D.fmt_shape(ids.shape)}", "UnsortedSegmentSum")
     if ids.device != d.device:
         ids = ids.to(d.device)
     flat_ids = ids.reshape(-1).to(torch.int64)
@@ -340,7 +334,7 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_
     size depends on the data, so this reads the mask on the host.
     """
     t = convert_to_tensor(tensor)
-    m = convert_to_tensor(mask)
+    m = convert_to_tensor_on(t.device, mask)
     k = m.dim()
     if k == 0:
         raise ValueError("mask cannot be scalar.")
@@ -350,21 +344,13 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_
         raise ValueError(f"Shapes {TensorShape(covered)} and {TensorShape(tuple(m.shape))} are "
                          "incompatible")
     a %= t.dim()
-    n = _prod(covered)
+    n = math.prod(covered)
     flat = t.reshape(tuple(t.shape[:a]) + (n,) + tuple(t.shape[a + k:]))
     keep = m.reshape(-1)
     if keep.device != t.device:
         keep = keep.to(t.device)
     picked = torch.nonzero(keep).reshape(-1)
     return torch.index_select(flat, a, picked)
-
-
-def _broadcast_shapes(*shapes: tuple) -> bool:
-    try:
-        torch.broadcast_shapes(*shapes)
-        return True
-    except RuntimeError:
-        return False
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> torch.Tensor:
@@ -384,16 +370,13 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
         raise ValueError("x and y must both be non-None or both be None.")
     c = convert_to_tensor(condition, dtype=dtypes.bool)
     xt, yt = D.matched("SelectV2", x, y)
-    if not _broadcast_shapes(tuple(c.shape), tuple(xt.shape), tuple(yt.shape)):
-        raise invalid(f"condition {_fmt_shape(c.shape)}, then {_fmt_shape(xt.shape)}, and else "
-                      f"{_fmt_shape(yt.shape)} must be broadcastable", "SelectV2")
+    if not D.broadcastable(c.shape, xt.shape, yt.shape):
+        raise invalid(f"condition {D.fmt_shape(c.shape)}, then {D.fmt_shape(xt.shape)}, and else "
+                      f"{D.fmt_shape(yt.shape)} must be broadcastable", "SelectV2")
     return D.run(torch.where, c, xt, yt)
 
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
-
-_UNIQUE_IDX = frozenset({torch.int32, torch.int64})
-
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> Unique:
     """`tf.unique`: `(y, idx)`: the distinct values in order of first occurrence, and
@@ -405,9 +388,7 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> U
     if t.dim() != 1:
         raise invalid("unique expects a 1D vector.", "Unique")
     idx_dtype = dtypes.to_torch(out_idx)
-    if idx_dtype not in _UNIQUE_IDX:
-        raise invalid(f"Value for attr 'out_idx' of {D.tf_type_name(idx_dtype)} is not in the list "
-                      "of allowed values: int32, int64", "Unique")
+    D.check_dtype("Unique", idx_dtype, D.INT32_64, attr="out_idx")
     values, inverse = torch.unique(t, sorted=True, return_inverse=True)
     n = t.shape[0]
     # torch sorts the distinct values; TF lists them by first occurrence.

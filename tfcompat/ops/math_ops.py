@@ -14,13 +14,16 @@ torch differ, TF wins:
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 
 from ..framework import dtypes, errors
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
 from . import _dispatch as D
+from ._indices import checks_on_host
+from .unary_ops import make_unary
 
 __all__ = [
     "add", "subtract", "multiply", "truediv", "divide", "floordiv", "floormod", "mod",
@@ -31,50 +34,15 @@ __all__ = [
 ]
 
 
-def _first_dtype(values: tuple) -> Optional[torch.dtype]:
-    for v in values:
-        if isinstance(v, torch.Tensor):
-            return v.dtype
-        if getattr(v, "_tfcompat_tensor_like", False):
-            return dtypes.to_torch(v.dtype)
-    return None
-
-
-def _matched(op: str, allowed: frozenset, x: Any, y: Any) -> tuple:
-    """`D.matched` inputs whose dtype TF's kernel accepts, failing in TF's order.
-
-    TF first converts Python values to the first tensor's dtype (their
-    `TypeError` wins), then checks that dtype against the kernel's list, and
-    only then compares the other tensors with it: `float_tensor ^
-    int_tensor` reports the float, not a mismatch.
-    """
-    first = _first_dtype((x, y))
-    if first is not None and first not in allowed:
-        for v in (x, y):
-            if not (isinstance(v, torch.Tensor) or getattr(v, "_tfcompat_tensor_like", False)):
-                convert_to_tensor(v, dtype=dtypes.from_torch(first))
-        D.check_dtype(op, torch.empty(0, dtype=first), allowed)
-    xt, yt = D.matched(op, x, y)
-    D.check_dtype(op, xt, allowed)
-    return xt, yt
-
-
-def _hinted(op: str, allowed: frozenset, x: Any, y: Any) -> tuple:
-    """`D.hinted` inputs whose dtype TF's kernel accepts (the first input's, checked first)."""
-    xt = convert_to_tensor(x)
-    D.check_dtype(op, xt, allowed)
-    return D.hinted(op, xt, y)
-
-
 def add(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.add`: `x + y` with broadcasting; both of one dtype (no bool)."""
-    xt, yt = _hinted("AddV2", D.NUMERIC, x, y)
+    xt, yt = D.hinted("AddV2", x, y, allowed=D.NUMERIC)
     return D.run(torch.add, xt, yt)
 
 
 def subtract(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.subtract`: `x - y`."""
-    xt, yt = _matched("Sub", D.NUMERIC, x, y)
+    xt, yt = D.matched("Sub", x, y, allowed=D.NUMERIC)
     return D.run(torch.sub, xt, yt)
 
 
@@ -94,8 +62,8 @@ _TRUEDIV_FLOAT = {
 
 def truediv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.truediv`: true division; 8/16-bit ints give float32, 32/64-bit float64."""
-    xt = convert_to_tensor(x)
-    yt = y if isinstance(y, torch.Tensor) else convert_to_tensor(y, dtype_hint=xt.dtype)
+    xt = convert_to_tensor_on(y.device if isinstance(y, torch.Tensor) else None, x)
+    yt = convert_to_tensor_on(xt.device, y, dtype_hint=xt.dtype)
     if xt.dtype is not yt.dtype:
         raise TypeError(
             f"`x` and `y` must have the same dtype, got tf.{dtypes.from_torch(xt.dtype).name} != "
@@ -116,28 +84,36 @@ def divide(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     return truediv(x, y)
 
 
-def _check_int_divisor(op: str, yt: torch.Tensor) -> None:
-    if yt.dtype in D.INTS and bool((yt == 0).any()):
-        raise errors.InvalidArgumentError(None, None, f"Integer division by zero [Op:{op}]")
+def _check_int_divisor(op: str, y: Any, yt: torch.Tensor) -> None:
+    """TF's CPU kernels reject an integer zero divisor; its GPU kernels do not look.
+
+    A Python divisor is checked before it becomes a tensor; a tensor divisor
+    where reading it is free (`checks_on_host`), so accelerators never sync.
+    """
+    if yt.dtype not in D.INTS:
+        return
+    zero = (y == 0) if type(y) is int else (checks_on_host(yt) and bool((yt == 0).any()))
+    if zero:
+        raise errors.invalid_argument("Integer division by zero", op)
 
 
 def floordiv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.floordiv`: rounds toward -inf; on floats `floor(x / y)` as TF's kernel."""
-    xt, yt = _matched("FloorDiv", D.REAL, x, y)
+    xt, yt = D.matched("FloorDiv", x, y, allowed=D.REAL)
     if xt.dtype in D.FLOATS:
         return torch.floor(D.run(torch.div, xt, yt))
-    _check_int_divisor("FloorDiv", yt)
+    _check_int_divisor("FloorDiv", y, yt)
     return D.run(torch.div, xt, yt, rounding_mode="floor")
 
 
 def floormod(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.floormod`: remainder with the sign of the divisor (Python's `%`)."""
-    xt, yt = _matched("FloorMod", D.REAL, x, y)
+    xt, yt = D.matched("FloorMod", x, y, allowed=D.REAL)
     if xt.dtype in D.FLOATS:
         trunc = D.run(torch.fmod, xt, yt)
         fix = (trunc != 0) & ((yt < 0) != (trunc < 0))
         return torch.where(fix, trunc + yt, trunc)
-    _check_int_divisor("FloorMod", yt)
+    _check_int_divisor("FloorMod", y, yt)
     return D.run(torch.remainder, xt, yt)
 
 
@@ -145,11 +121,16 @@ mod = floormod
 
 
 def pow(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A001 - TF name
-    """`tf.math.pow`: `x ** y`; integers to negative integer powers are an error."""
-    xt, yt = _matched("Pow", D.SIGNED, x, y)  # TF has no unsigned Pow kernel
-    if xt.dtype in D.INTS and bool((yt < 0).any()):
-        raise errors.InvalidArgumentError(
-            None, None, "Integers to negative integer powers are not allowed [Op:Pow]")
+    """`tf.math.pow`: `x ** y`; integers to negative integer powers are an error.
+
+    (Checked on the host only, as TF's CPU kernel: see `_check_int_divisor`.)
+    """
+    xt, yt = D.matched("Pow", x, y, allowed=D.SIGNED)  # TF has no unsigned Pow kernel
+    if xt.dtype in D.INTS:
+        negative = (y < 0) if type(y) is int else (checks_on_host(yt) and bool((yt < 0).any()))
+        if negative:
+            raise errors.invalid_argument("Integers to negative integer powers are not allowed",
+                                          "Pow")
     return D.run(torch.pow, xt, yt)
 
 
@@ -166,15 +147,15 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_a and adjoint_a (and of transpose_b and "
                          "adjoint_b) can be True.")
-    at, bt = _hinted("MatMul", D.NUMERIC, a, b)
+    at, bt = D.hinted("MatMul", a, b, allowed=D.NUMERIC)
     for i, t in enumerate((at, bt)):
         if t.dim() < 2:
             # TF's kernels word this two ways (MKL float32 vs the others); say both.
-            differ = (f"In[0] and In[1] has different ndims: {_fmt(at.shape)} vs. "
-                      f"{_fmt(bt.shape)}; " if at.dim() != bt.dim() else "")
-            raise errors.InvalidArgumentError(
-                None, None, f"{differ}In[{i}] ndims must be >= 2 (got shape {tuple(t.shape)}) "
-                "[Op:MatMul]. Use tf.reshape or tf.expand_dims to make a matrix.")
+            differ = (f"In[0] and In[1] has different ndims: {D.fmt_shape(at.shape)} vs. "
+                      f"{D.fmt_shape(bt.shape)}; " if at.dim() != bt.dim() else "")
+            raise errors.invalid_argument(
+                f"{differ}In[{i}] ndims must be >= 2 (got shape {tuple(t.shape)}) [Op:MatMul]. "
+                "Use tf.reshape or tf.expand_dims to make a matrix.")
     if transpose_a or adjoint_a:
         at = at.transpose(-1, -2)
         at = at.conj() if adjoint_a else at
@@ -182,9 +163,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         bt = bt.transpose(-1, -2)
         bt = bt.conj() if adjoint_b else bt
     if at.shape[-1] != bt.shape[-2]:
-        raise errors.InvalidArgumentError(
-            None, None,
-            f"Matrix size-incompatible: In[0]: {list(at.shape)}, In[1]: {list(bt.shape)} [Op:MatMul]")
+        raise errors.invalid_argument(
+            f"Matrix size-incompatible: In[0]: {list(at.shape)}, In[1]: {list(bt.shape)}", "MatMul")
     out = D.run(torch.matmul, at, bt)
     if output_type is not None:
         out = out.to(dtypes.to_torch(output_type))
@@ -212,20 +192,11 @@ class _MaxMin(torch.autograd.Function):
         zero = torch.zeros((), dtype=grad.dtype, device=grad.device)
         gx = gy = None
         if ctx.needs_input_grad[0]:
-            gx = unbroadcast(torch.where(take_x, grad, zero), x.shape)
+            # Summed down to the input's shape, undoing broadcasting (TF's _ReduceGradientArgs).
+            gx = torch.where(take_x, grad, zero).sum_to_size(x.shape)
         if ctx.needs_input_grad[1]:
-            gy = unbroadcast(torch.where(take_x, zero, grad), y.shape)
+            gy = torch.where(take_x, zero, grad).sum_to_size(y.shape)
         return gx, gy, None
-
-
-def unbroadcast(grad: torch.Tensor, shape: torch.Size) -> torch.Tensor:
-    """Sum `grad` down to `shape`, undoing broadcasting (TF's `_ReduceGradientArgs`)."""
-    if grad.shape == shape:
-        return grad
-    lead = grad.dim() - len(shape)
-    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape)
-                                if n == 1 and grad.shape[lead + i] != 1]
-    return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
 
 
 def _scalar_bound(x: Any, y: Any) -> bool:
@@ -237,30 +208,24 @@ def _scalar_bound(x: Any, y: Any) -> bool:
         return False
     if x.is_floating_point():
         return True
-    return type(y) is int and x.dtype in D.INTS and _fits(y, x.dtype)
-
-
-def _fits(value: int, dtype: torch.dtype) -> bool:
-    info = torch.iinfo(dtype)
-    return info.min <= value <= info.max
+    if type(y) is not int or x.dtype not in D.INTS:
+        return False
+    dt = dtypes.from_torch(x.dtype)
+    return dt.min <= y <= dt.max
 
 
 def _max_min(op: str, x: Any, y: Any, is_max: bool) -> torch.Tensor:
     if _scalar_bound(x, y):
         return torch.clamp_min(x, y) if is_max else torch.clamp_max(x, y)
-    xt, yt = _matched(op, D.REAL, x, y)
+    xt, yt = D.matched(op, x, y, allowed=D.REAL)
     if torch.is_grad_enabled() and (xt.requires_grad or yt.requires_grad):
         if xt.device != yt.device:
             xt, yt = D.same_device((xt, yt))
         try:
             return _MaxMin.apply(xt, yt, is_max)
         except RuntimeError as e:
-            raise errors.InvalidArgumentError(None, None, f"{e} [Op:{op}]") from None
+            raise errors.invalid_argument(str(e), op) from None
     return D.run(torch.maximum if is_max else torch.minimum, xt, yt)
-
-
-def _fmt(shape: torch.Size) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def maximum(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -277,13 +242,6 @@ def minimum(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     On a tie the gradient goes to `x` only, as in TF (torch would split it).
     """
     return _max_min("Minimum", x, y, False)
-
-
-def _broadcastable(a: torch.Size, b: torch.Size) -> bool:
-    for da, db in zip(reversed(a), reversed(b)):
-        if da != db and da != 1 and db != 1:
-            return False
-    return True
 
 
 def equal(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -306,42 +264,53 @@ def tensor_equals(x: Any, y: Any, negate: bool = False) -> Any:
     """
     op = "NotEqual" if negate else "Equal"
     xt, yt = D.matched(op, x, y)
-    if not _broadcastable(xt.shape, yt.shape):
-        return torch.tensor(negate, device=xt.device)
+    if not D.broadcastable(xt.shape, yt.shape):
+        return torch.full((), negate, device=xt.device)
     return D.run(torch.ne if negate else torch.eq, xt, yt)
 
 
-def _comparison(op: str, fn: Any) -> Any:
-    def compare(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt, yt = _matched(op, D.REAL, x, y)
+def _binary(op: str, fn: Callable, allowed: Optional[frozenset], tf_name: str,
+            doc: str) -> Callable:
+    """A matched binary op over `fn` whose kernel takes the dtypes in `allowed`."""
+    def binary(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
+        xt, yt = D.matched(op, x, y, allowed=allowed)
         return D.run(fn, xt, yt)
-    return compare
+    binary.__name__ = binary.__qualname__ = tf_name
+    binary.__doc__ = doc
+    return binary
 
 
-less = _comparison("Less", torch.lt)
-less.__doc__ = "`tf.math.less`: element-wise `x < y`."
-less_equal = _comparison("LessEqual", torch.le)
-less_equal.__doc__ = "`tf.math.less_equal`: element-wise `x <= y`."
-greater = _comparison("Greater", torch.gt)
-greater.__doc__ = "`tf.math.greater`: element-wise `x > y`."
-greater_equal = _comparison("GreaterEqual", torch.ge)
-greater_equal.__doc__ = "`tf.math.greater_equal`: element-wise `x >= y`."
+less = _binary("Less", torch.lt, D.REAL, "less", "`tf.math.less`: element-wise `x < y`.")
+less_equal = _binary("LessEqual", torch.le, D.REAL, "less_equal",
+                     "`tf.math.less_equal`: element-wise `x <= y`.")
+greater = _binary("Greater", torch.gt, D.REAL, "greater",
+                  "`tf.math.greater`: element-wise `x > y`.")
+greater_equal = _binary("GreaterEqual", torch.ge, D.REAL, "greater_equal",
+                        "`tf.math.greater_equal`: element-wise `x >= y`.")
+bitwise_and = _binary("BitwiseAnd", torch.bitwise_and, D.INTS, "bitwise_and",
+                      "`tf.bitwise.bitwise_and` of two integer tensors.")
+bitwise_or = _binary("BitwiseOr", torch.bitwise_or, D.INTS, "bitwise_or",
+                     "`tf.bitwise.bitwise_or` of two integer tensors.")
+bitwise_xor = _binary("BitwiseXor", torch.bitwise_xor, D.INTS, "bitwise_xor",
+                      "`tf.bitwise.bitwise_xor` of two integer tensors.")
 
 
-def _logical(op: str, fn: Any) -> Any:
+def _logical(fn: Callable, tf_name: str, doc: str) -> Callable:
     def logical(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt = convert_to_tensor(x, dtype=dtypes.bool)
-        yt = convert_to_tensor(y, dtype=dtypes.bool)
+        xt = convert_to_tensor_on(y.device if isinstance(y, torch.Tensor) else None, x,
+                                  dtype=dtypes.bool)
+        yt = convert_to_tensor_on(xt.device, y, dtype=dtypes.bool)
         return D.run(fn, xt, yt)
+    logical.__name__ = logical.__qualname__ = tf_name
+    logical.__doc__ = doc
     return logical
 
 
-logical_and = _logical("LogicalAnd", torch.logical_and)
-logical_and.__doc__ = "`tf.math.logical_and` of two bool tensors."
-logical_or = _logical("LogicalOr", torch.logical_or)
-logical_or.__doc__ = "`tf.math.logical_or` of two bool tensors."
-logical_xor = _logical("LogicalXor", torch.logical_xor)
-logical_xor.__doc__ = "`tf.math.logical_xor` of two bool tensors."
+logical_and = _logical(torch.logical_and, "logical_and",
+                       "`tf.math.logical_and` of two bool tensors.")
+logical_or = _logical(torch.logical_or, "logical_or", "`tf.math.logical_or` of two bool tensors.")
+logical_xor = _logical(torch.logical_xor, "logical_xor",
+                       "`tf.math.logical_xor` of two bool tensors.")
 
 
 def logical_not(x: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -349,37 +318,12 @@ def logical_not(x: Any, name: Optional[str] = None) -> torch.Tensor:
     return torch.logical_not(convert_to_tensor(x, dtype=dtypes.bool))
 
 
-def _bitwise(op: str, fn: Any) -> Any:
-    def bitwise(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt, yt = _matched(op, D.INTS, x, y)
-        return D.run(fn, xt, yt)
-    return bitwise
-
-
-bitwise_and = _bitwise("BitwiseAnd", torch.bitwise_and)
-bitwise_or = _bitwise("BitwiseOr", torch.bitwise_or)
-bitwise_xor = _bitwise("BitwiseXor", torch.bitwise_xor)
-
-
-def invert(x: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.bitwise.invert`: bitwise NOT of an integer tensor."""
-    xt = convert_to_tensor(x)
-    D.check_dtype("Invert", xt, D.INTS)
-    return torch.bitwise_not(xt)
-
-
-def negative(x: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.negative`: `-x` (signed types only, as TF's Neg)."""
-    xt = convert_to_tensor(x)
-    D.check_dtype("Neg", xt, D.SIGNED)
-    return torch.neg(xt)
-
-
-def abs(x: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A001 - TF name
-    """`tf.math.abs`: absolute value; complex inputs give their real magnitude."""
-    xt = convert_to_tensor(x)
-    D.check_dtype("Abs", xt, D.SIGNED)
-    return torch.abs(xt)
+invert = make_unary("Invert", torch.bitwise_not, D.INTS, "invert",
+                    "`tf.bitwise.invert`: bitwise NOT of an integer tensor.")
+negative = make_unary("Neg", torch.neg, D.SIGNED, "negative",
+                      "`tf.math.negative`: `-x` (signed types only, as TF's Neg).")
+abs = make_unary("Abs", torch.abs, D.SIGNED, "abs",  # noqa: A001 - TF name
+                 "`tf.math.abs`: absolute value; complex inputs give their real magnitude.")
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:
@@ -387,7 +331,6 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:
 
     complex to real drops the imaginary part. `IndexedSlices` cast their values.
     """
-    from ..framework.indexed_slices import IndexedSlices
     target = dtypes.to_torch(dtype)
     if isinstance(x, IndexedSlices):
         return IndexedSlices(cast(x.values, dtype), x.indices, x.dense_shape)
@@ -409,6 +352,6 @@ def saturate_cast(value: Any, dtype: Any, name: Optional[str] = None) -> torch.T
             xt = xt.real if xt.is_complex() else xt
             xt = torch.clamp(xt, lo, hi)
         else:
-            info = torch.iinfo(xt.dtype)
-            xt = torch.clamp(xt, max(lo, info.min), min(hi, info.max))
+            own = dtypes.from_torch(xt.dtype)
+            xt = torch.clamp(xt, max(lo, own.min), min(hi, own.max))
     return cast(xt, target)

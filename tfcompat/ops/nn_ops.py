@@ -21,26 +21,24 @@ from typing import Any, Optional
 import torch
 
 from ..framework import dtypes
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from . import random_ops
 from ._indices import all_in_range, checks_on_host, first_bad, in_range, index_tensor
-from ._shape_args import invalid, int_values, single_axis
+from ._shape_args import int_values, single_axis
+from .unary_ops import make_unary
 
 __all__ = ["relu", "softmax", "log_softmax", "softmax_cross_entropy_with_logits",
            "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "l2_loss", "bias_add", "dropout"]
 
 _SOFTMAX_TYPES = D.FLOATS
-_RELU_TYPES = D.REAL
 
-
-def relu(features: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.nn.relu`: `max(features, 0)`; NaN stays NaN, the gradient at 0 is 0 (as TF)."""
-    x = convert_to_tensor(features)
-    D.check_dtype("Relu", x, _RELU_TYPES)
-    return torch.relu(x)
+relu = make_unary("Relu", torch.relu, D.REAL, "relu",
+                  "`tf.nn.relu`: `max(features, 0)`; NaN stays NaN, the gradient at 0 is 0 "
+                  "(as TF).")
 
 
 def _softmax_axis(x: torch.Tensor, axis: Any) -> int:
@@ -58,14 +56,14 @@ def _softmax_axis(x: torch.Tensor, axis: Any) -> int:
 def softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
     """`tf.nn.softmax`: `exp(logits) / reduce_sum(exp(logits), axis)`, axis -1 by default."""
     x = convert_to_tensor(logits)
-    D.check_dtype("Softmax", x, _SOFTMAX_TYPES)
+    D.check_dtype("Softmax", x.dtype, _SOFTMAX_TYPES)
     return torch.softmax(x, dim=_softmax_axis(x, axis))
 
 
 def log_softmax(logits: Any, axis: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
     """`tf.nn.log_softmax`: `logits - log(reduce_sum(exp(logits), axis))`, axis -1 by default."""
     x = convert_to_tensor(logits)
-    D.check_dtype("LogSoftmax", x, _SOFTMAX_TYPES)
+    D.check_dtype("LogSoftmax", x.dtype, _SOFTMAX_TYPES)
     return torch.log_softmax(x, dim=_softmax_axis(x, axis))
 
 
@@ -82,8 +80,8 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
     get gradients. The logits' gradient is TF's `softmax - labels`.
     """
     x = convert_to_tensor(logits)
-    D.check_dtype("SoftmaxCrossEntropyWithLogits", x, _SOFTMAX_TYPES)
-    z = convert_to_tensor(labels)
+    D.check_dtype("SoftmaxCrossEntropyWithLogits", x.dtype, _SOFTMAX_TYPES)
+    z = convert_to_tensor_on(x.device, labels)
     if x.dim() == 0:
         raise invalid("logits must have rank >= 1", "SoftmaxCrossEntropyWithLogits")
     a = single_axis(axis, "SoftmaxCrossEntropyWithLogits")
@@ -107,9 +105,6 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
     return loss.to(x.dtype)
 
 
-_SPARSE_LABELS = frozenset({torch.int32, torch.int64})
-
-
 def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any,
                                              name: Optional[str] = None) -> torch.Tensor:
     """`tf.nn.sparse_softmax_cross_entropy_with_logits`: `logsumexp(logits) - logits[label]`.
@@ -118,8 +113,8 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any,
     """
     x = convert_to_tensor(logits)
     y = index_tensor(labels, "SparseSoftmaxCrossEntropyWithLogits", attr="Tlabels",
-                     allowed=_SPARSE_LABELS)
-    D.check_dtype("SparseSoftmaxCrossEntropyWithLogits", x, _SOFTMAX_TYPES)
+                     allowed=D.INT32_64, device=x.device)
+    D.check_dtype("SparseSoftmaxCrossEntropyWithLogits", x.dtype, _SOFTMAX_TYPES)
     if x.dim() == 0 or tuple(y.shape) != tuple(x.shape[:-1]):
         raise ValueError("`labels.shape` must equal `logits.shape` except for the last dimension. "
                          f"Received: labels.shape={TensorShape(tuple(y.shape))} and "
@@ -159,11 +154,11 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
         raise ValueError("Both `labels` and `logits` must be provided. Received: "
                          f"labels={labels} and logits={logits}")
     x = convert_to_tensor(logits)
-    z = convert_to_tensor(labels)
+    z = convert_to_tensor_on(x.device, labels)
     if tuple(x.shape) != tuple(z.shape):
         raise ValueError("`logits` and `labels` must have the same shape, received "
                          f"({TensorShape(tuple(x.shape))} vs {TensorShape(tuple(z.shape))}).")
-    D.check_dtype("Exp", x, D.FLOATS | D.COMPLEX)
+    D.check_dtype("Exp", x.dtype, D.FLOATS | D.COMPLEX)
     if z.dtype is not x.dtype:
         raise D.mismatch("Mul", 1, x.dtype, z.dtype)
     if z.device != x.device:
@@ -178,7 +173,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
 def l2_loss(t: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.nn.l2_loss`: `sum(t ** 2) / 2`, a scalar of `t`'s (floating) dtype."""
     x = convert_to_tensor(t)
-    D.check_dtype("L2Loss", x, D.FLOATS)
+    D.check_dtype("L2Loss", x.dtype, D.FLOATS)
     return torch.sum(x * x) / 2
 
 
@@ -197,7 +192,7 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None,
             raise ValueError("`data_format` must be of the form `N...C` or `NC...`. Received: "
                              f"data_format={data_format}")
     x, b = D.matched("BiasAdd", value, bias)
-    D.check_dtype("BiasAdd", x, D.NUMERIC)
+    D.check_dtype("BiasAdd", x.dtype, D.NUMERIC)
     if x.dim() < 2:
         raise invalid(f"Input tensor must be at least 2D: {list(x.shape)}", "BiasAdd")
     if b.dim() != 1:
@@ -232,7 +227,9 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: Optional[int] = No
     if is_number and rate == 0:
         return xt
     if is_number:
-        scaled = xt * torch.tensor(1 / (1 - rate), dtype=xt.dtype, device=xt.device)
+        # The scale rounded to x's dtype first, as TF converts it (a Python float would
+        # stay double inside torch's kernel); a fill, not a host-to-device copy.
+        scaled = xt * torch.full((), 1 / (1 - rate), dtype=xt.dtype, device=xt.device)
         threshold: Any = rate
     else:
         r = convert_to_tensor(rate)
@@ -262,9 +259,7 @@ def _noise_shape(x: torch.Tensor, noise_shape: Any) -> tuple:
         raise ValueError(f"noise_shape {noise_shape} has unknown dimensions that cannot be taken "
                          f"from x of shape {tuple(x.shape)}.")
     out = tuple(int(d) for d in dims)
-    try:
-        torch.broadcast_shapes(out, tuple(x.shape))
-    except RuntimeError:
+    if not D.broadcastable(out, x.shape):
         raise invalid(f"condition {list(out)}, then {list(x.shape)}, and else [] must be "
-                      "broadcastable", "SelectV2") from None
+                      "broadcastable", "SelectV2")
     return out

@@ -31,9 +31,10 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import dtypes
+from ..framework.errors import invalid_argument as invalid
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
-from ._shape_args import invalid, shape_arg
+from ._shape_args import shape_arg
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "uniform_on"]
 
@@ -143,21 +144,28 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
             raise invalid(f"Need minval < maxval, got {low} >= {high}", "RandomUniformInt")
         g = _generator("RandomUniformInt", dt.as_torch, seed, device)
         return torch.randint(low, high, dims, dtype=dt.as_torch, device=device, generator=g)
-    unit_min = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
-    unit_max = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
-    if not (unit_min and unit_max):
-        lo = convert_to_tensor(minval, dtype=dt)
-        hi = convert_to_tensor(maxval, dtype=dt)
+    lo = None if _is_unit(minval, 0) else convert_to_tensor(minval, dtype=dt)
+    hi = None if _is_unit(maxval, 1) else convert_to_tensor(maxval, dtype=dt)
     u = uniform_on(device, dims, dt, seed)
-    if unit_min:
-        return u if unit_max else D.run(torch.mul, u, hi)
+    if lo is None:
+        return u if hi is None else D.run(torch.mul, u, hi)
+    if hi is None:
+        hi = convert_to_tensor(maxval, dtype=dt)
     return D.run(torch.add, D.run(torch.mul, u, D.run(torch.sub, hi, lo)), lo)
+
+
+def _is_unit(value: Any, unit: int) -> bool:
+    """Whether `value` is the Python number `unit` (0 or 1): a bound or moment that is a no-op.
+
+    Then no tensor is made for it and no arithmetic is done: the draws are
+    the same bits either way (see `_scale_shift`; uniform draws are never -0.0).
+    """
+    return type(value) in (int, float) and value == unit
 
 
 def _int_bound(label: str, value: Any, dt: dtypes.DType) -> int:
     """An integer bound as a Python int (TF's kernel also reads it on the host)."""
-    info = torch.iinfo(dt.as_torch)
-    if type(value) is int and info.min <= value <= info.max:
+    if type(value) is int and dt.min <= value <= dt.max:
         return value
     t = convert_to_tensor(value, dtype=dt)
     if t.dim() != 0:
@@ -166,10 +174,29 @@ def _int_bound(label: str, value: Any, dt: dtypes.DType) -> int:
 
 
 def _float_params(op: str, dt: dtypes.DType, mean: Any, stddev: Any) -> tuple:
-    """`mean` and `stddev` as tensors of `dt` (TF converts them with the op's dtype)."""
+    """`(mean, stddev)` as tensors of `dt`, TF's conversion; None for a default 0 / 1.
+
+    TF converts them with the op's dtype (so `mean=0.0` with an int dtype is
+    TF's `TypeError`); only a floating dtype takes the shortcut.
+    """
+    if dt.as_torch in D.FLOATS and _is_unit(mean, 0) and _is_unit(stddev, 1):
+        return None, None
     mu, sigma = convert_to_tensor(mean, dtype=dt), convert_to_tensor(stddev, dtype=dt)
-    D.check_dtype(op, mu, D.FLOATS)
+    D.check_dtype(op, mu.dtype, D.FLOATS)
     return mu, sigma
+
+
+def _scale_shift(z: torch.Tensor, mu: Optional[torch.Tensor],
+                 sigma: Optional[torch.Tensor]) -> torch.Tensor:
+    """`z * stddev + mean`, TF's formula; for the defaults, the same bits without the work.
+
+    `z * 1 + 0` is `z` except that `+ 0` turns -0.0 into +0.0: float32/64 draws
+    hold no -0.0, but one rounded to half precision can (a tiny negative), so
+    those keep the add (of a Python 0.0: no tensor is made).
+    """
+    if mu is None:
+        return z if z.dtype in (torch.float32, torch.float64) else z + 0.0
+    return D.run(torch.add, D.run(torch.mul, z, sigma), mu)
 
 
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
@@ -181,7 +208,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     device = _device()
     g = _generator("RandomStandardNormal", dt.as_torch, seed, device)
     z = torch.randn(dims, dtype=dt.as_torch, device=device, generator=g)
-    return D.run(torch.add, D.run(torch.mul, z, sigma), mu)
+    return _scale_shift(z, mu, sigma)
 
 
 # Phi(-2) and Phi(2): the standard normal's mass outside two standard deviations is cut.
@@ -206,4 +233,4 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
     u = torch.rand(dims, dtype=work, device=device, generator=g)
     u = _PHI_LO + u * (_PHI_HI - _PHI_LO)
     z = (torch.erfinv(2 * u - 1) * 2 ** 0.5).clamp_(-2.0, 2.0).to(dt.as_torch)
-    return D.run(torch.add, D.run(torch.mul, z, sigma), mu)
+    return _scale_shift(z, mu, sigma)

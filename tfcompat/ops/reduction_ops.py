@@ -17,15 +17,17 @@ Where TF and torch differ, TF wins:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import torch
 
-from ..framework import dtypes, errors
+from ..framework import dtypes
+from ..framework.errors import invalid_argument as invalid
 from ..framework.indexed_slices import IndexedSlices
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor, is_tensor_like
 from . import _dispatch as D
-from ._shape_args import invalid, reduction_axes, single_axis
+from ._shape_args import reduction_axes, single_axis
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_any", "reduce_all", "argmax", "cumsum", "add_n"]
@@ -37,19 +39,12 @@ _ORDERED = D.REAL
 
 def _prepare(op: str, input_tensor: Any, axis: Any, allowed: frozenset) -> tuple:
     x = convert_to_tensor(input_tensor)
-    D.check_dtype(op, x, allowed)
+    D.check_dtype(op, x.dtype, allowed)
     return x, reduction_axes(axis, x.dim(), op)
 
 
 def _all_dims(x: torch.Tensor, dims: Optional[tuple]) -> tuple:
     return tuple(range(x.dim())) if dims is None else dims
-
-
-def _count(x: torch.Tensor, dims: Optional[tuple]) -> int:
-    n = 1
-    for d in _all_dims(x, dims):
-        n *= x.shape[d]
-    return n
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -71,7 +66,7 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     if x.is_floating_point() or x.is_complex():
         return torch.mean(x, dim=all_dims, keepdim=bool(keepdims))
     total = torch.sum(x, dim=all_dims, keepdim=bool(keepdims), dtype=torch.int64)
-    count = _count(x, dims)
+    count = math.prod(x.shape[d] for d in all_dims)
     if count == 0:
         return torch.zeros_like(total, dtype=x.dtype)
     return torch.div(total, count, rounding_mode="trunc").to(x.dtype)
@@ -87,9 +82,9 @@ def _extreme(op: str, input_tensor: Any, axis: Any, keepdims: bool, largest: boo
         shape = [1 if d in all_dims else n for d, n in enumerate(x.shape)]
         if not keepdims:
             shape = [n for d, n in enumerate(shape) if d not in all_dims]
-        info = torch.finfo(x.dtype) if x.is_floating_point() else torch.iinfo(x.dtype)
+        dt = dtypes.from_torch(x.dtype)
         fill = (-float("inf") if largest else float("inf")) if x.is_floating_point() else (
-            info.min if largest else info.max)
+            dt.min if largest else dt.max)
         return torch.full(shape, fill, dtype=x.dtype, device=x.device)
     fn = torch.amax if largest else torch.amin  # amax/amin split ties' gradient evenly, as TF
     return fn(x, dim=all_dims, keepdim=bool(keepdims))
@@ -124,7 +119,7 @@ def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 
 def _logical_reduce(op: str, fn: Any, input_tensor: Any, axis: Any, keepdims: bool) -> torch.Tensor:
-    if isinstance(input_tensor, torch.Tensor) or getattr(input_tensor, "_tfcompat_tensor_like", False):
+    if is_tensor_like(input_tensor):
         x = convert_to_tensor(input_tensor)
         if x.dtype is not torch.bool:
             raise D.mismatch(op, 0, torch.bool, x.dtype)
@@ -160,11 +155,10 @@ def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noq
     default, or int16/int32.
     """
     x = convert_to_tensor(input)
-    D.check_dtype("ArgMax", x, _ORDERED | {torch.bool})
+    D.check_dtype("ArgMax", x.dtype, _ORDERED | {torch.bool})
     out_dtype = dtypes.to_torch(output_type)
-    if out_dtype not in _ARGMAX_OUTPUT:
-        raise invalid(f"Value for attr 'output_type' of {D.tf_type_name(out_dtype)} is not in the "
-                      "list of allowed values: int16, uint16, int32, int64", "ArgMax")
+    D.check_dtype("ArgMax", out_dtype, _ARGMAX_OUTPUT, attr="output_type",
+                  names=("int16", "uint16", "int32", "int64"))  # TF's list (no uint16 in torch)
     if isinstance(axis, (list, tuple)):
         raise TypeError("axis must be int or Tensor with integer datatype")
     a = 0 if axis is None else single_axis(axis, "ArgMax")
@@ -189,7 +183,7 @@ def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False
     so they are bit-for-bit the sums TF computes.
     """
     xt = convert_to_tensor(x)
-    D.check_dtype("Cumsum", xt, _SUMMABLE)
+    D.check_dtype("Cumsum", xt.dtype, _SUMMABLE)
     a = single_axis(axis, "Cumsum")
     rank = xt.dim()
     if not -rank <= a < rank:
@@ -223,15 +217,14 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
                          "same dtype and shape.")
     tensors = [x.to_dense() if isinstance(x, IndexedSlices) else convert_to_tensor(x) for x in items]
     first = tensors[0]
-    D.check_dtype("AddN", first, _SUMMABLE)
+    D.check_dtype("AddN", first.dtype, _SUMMABLE)
     for i, t in enumerate(tensors[1:], 1):
         if t.dtype is not first.dtype:
             raise D.mismatch("AddN", i, first.dtype, t.dtype)
         if t.shape != first.shape:
-            raise errors.InvalidArgumentError(
-                None, None,
-                "Inputs to operation AddN of type AddN must have the same size and shape.  "
-                f"Input 0: {list(first.shape)} != input {i}: {list(t.shape)} [Op:AddN]")
+            raise invalid("Inputs to operation AddN of type AddN must have the same size and "
+                          f"shape.  Input 0: {list(first.shape)} != input {i}: {list(t.shape)}",
+                          "AddN")
     if len(tensors) == 1:
         return first
     out = D.run(torch.add, tensors[0], tensors[1])

@@ -19,25 +19,29 @@ __all__ = ["square", "sqrt", "rsqrt", "exp", "log", "sign", "sigmoid", "tanh"]
 _FLOATS_COMPLEX = D.FLOATS | D.COMPLEX
 
 
-def _unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str) -> Callable:
+def make_unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str) -> Callable:
+    """The TF op `tf_name` (kernel `op`): `fn` of its input, for the dtypes in `allowed`."""
     def unary(x: Any, name: Optional[str] = None) -> torch.Tensor:
         xt = convert_to_tensor(x)
-        D.check_dtype(op, xt, allowed)
+        D.check_dtype(op, xt.dtype, allowed)
         return fn(xt)
     unary.__name__ = unary.__qualname__ = tf_name
     unary.__doc__ = doc
     return unary
 
 
-square = _unary("Square", torch.square, D.NUMERIC, "square",
-                "`tf.math.square`: `x * x`, for every numeric dtype (ints wrap as in TF).")
-sqrt = _unary("Sqrt", torch.sqrt, _FLOATS_COMPLEX, "sqrt",
-              "`tf.math.sqrt`: floating and complex only; `sqrt(-1.) = nan`.")
-rsqrt = _unary("Rsqrt", torch.rsqrt, _FLOATS_COMPLEX, "rsqrt",
-               "`tf.math.rsqrt`: `1 / sqrt(x)`; `rsqrt(0.) = inf`.")
-exp = _unary("Exp", torch.exp, _FLOATS_COMPLEX, "exp", "`tf.math.exp`: floating and complex only.")
-log = _unary("Log", torch.log, _FLOATS_COMPLEX, "log",
-             "`tf.math.log`: natural logarithm; `log(0.) = -inf`, negative gives nan.")
+square = make_unary("Square", torch.square, D.NUMERIC, "square",
+                    "`tf.math.square`: `x * x`, for every numeric dtype (ints wrap as in TF).")
+sqrt = make_unary("Sqrt", torch.sqrt, _FLOATS_COMPLEX, "sqrt",
+                  "`tf.math.sqrt`: floating and complex only; `sqrt(-1.) = nan`.")
+rsqrt = make_unary("Rsqrt", torch.rsqrt, _FLOATS_COMPLEX, "rsqrt",
+                   "`tf.math.rsqrt`: `1 / sqrt(x)`; `rsqrt(0.) = inf`.")
+exp = make_unary("Exp", torch.exp, _FLOATS_COMPLEX, "exp",
+                 "`tf.math.exp`: floating and complex only.")
+log = make_unary("Log", torch.log, _FLOATS_COMPLEX, "log",
+                 "`tf.math.log`: natural logarithm; `log(0.) = -inf`, negative gives nan.")
+
+
 def _sign(x: torch.Tensor) -> torch.Tensor:
     # torch.sgn is x/|x| for complex inputs, as TF's Sign; but torch maps NaN to 0
     # where TF keeps NaN.
@@ -45,9 +49,10 @@ def _sign(x: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isnan(x), x, out) if x.is_floating_point() else out
 
 
-sign = _unary("Sign", _sign, D.SIGNED, "sign",
-              "`tf.math.sign`: -1, 0 or 1 (nan for nan; `x/|x|` for complex). No unsigned types.")
-sigmoid = _unary("Sigmoid", torch.sigmoid, _FLOATS_COMPLEX, "sigmoid",
-                 "`tf.math.sigmoid` (also `tf.nn.sigmoid`, `tf.sigmoid`): `1 / (1 + exp(-x))`.")
-tanh = _unary("Tanh", torch.tanh, _FLOATS_COMPLEX, "tanh",
-              "`tf.math.tanh` (also `tf.nn.tanh`, `tf.tanh`).")
+sign = make_unary("Sign", _sign, D.SIGNED, "sign",
+                  "`tf.math.sign`: -1, 0 or 1 (nan for nan; `x/|x|` for complex). No unsigned "
+                  "types.")
+sigmoid = make_unary("Sigmoid", torch.sigmoid, _FLOATS_COMPLEX, "sigmoid",
+                     "`tf.math.sigmoid` (also `tf.nn.sigmoid`, `tf.sigmoid`): `1 / (1 + exp(-x))`.")
+tanh = make_unary("Tanh", torch.tanh, _FLOATS_COMPLEX, "tanh",
+                  "`tf.math.tanh` (also `tf.nn.tanh`, `tf.tanh`).")

@@ -588,14 +588,10 @@ def reason_applies(reason: str, dtype: Any, shape: tuple) -> bool:
     has_rows = bool(shape) and shape[0] > 0
     if reason == "python_float_int":
         return dt.kind in "iu"
-    if reason in ("scatter_index",):
-        return bool(shape)
-    if reason in ("scatter_nd_index",):
+    if reason in ("scatter_index", "scatter_nd_index", "slice_index"):
         return bool(shape)
     if reason in ("scatter_updates", "scatter_div_zero"):
         return has_rows and int(np.prod(shape[1:], dtype=np.int64)) > 0
-    if reason == "slice_index":
-        return bool(shape)
     if reason == "slice_broadcast":
         return int(np.prod(shape, dtype=np.int64)) > 0
     return True
