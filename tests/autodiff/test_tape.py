@@ -263,6 +263,83 @@ def test_jacobian_of_a_linear_map_is_the_matrix(data):
     np.testing.assert_allclose(np_of(tape.jacobian(y, w)).reshape(n, m), a)
 
 
+def test_jacobian_of_sparse_and_mixed_reads_is_dense():
+    w = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        rows = tf.gather(w, [2, 0, 2]) * 2.0
+        mixed = rows + w[1:2] * w[1:2]
+    jac = tape.jacobian(rows, w)
+    assert isinstance(jac, torch.Tensor) and tuple(jac.shape) == (3, 2, 3, 2)
+    expected = torch.autograd.functional.jacobian(lambda m: m[[2, 0, 2]] * 2.0, w.value())
+    assert torch.equal(jac, expected)
+    expected = torch.autograd.functional.jacobian(
+        lambda m: m[[2, 0, 2]] * 2.0 + m[1:2] * m[1:2], w.value())
+    assert torch.equal(tape.jacobian(mixed, w), expected)
+    batch = tape.batch_jacobian(rows, w)  # example i of rows reads row [2, 0, 2][i] of w
+    assert tuple(batch.shape) == (3, 2, 2)
+
+
+def test_jacobian_is_one_vectorized_backward_pass():
+    calls = []
+
+    class Counting(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            calls.append(grad.shape)
+            return grad
+
+    v = tf.Variable(torch.arange(6.0))
+    with tf.GradientTape() as tape:
+        y = Counting.apply(v * v)
+    np.testing.assert_array_equal(np_of(tape.jacobian(y, v)), np.diag(2.0 * np.arange(6.0)))
+    assert len(calls) == 1
+
+
+def test_jacobian_falls_back_to_a_pass_per_element_when_torch_cannot_batch():
+    class Unbatchable(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            grad.sum().item()  # data-dependent: vmap refuses it
+            return grad * 2.0
+
+    v = tf.Variable([1.0, 2.0, 3.0])
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = Unbatchable.apply(v * v)
+        z = Unbatchable.apply(x * x)
+    np.testing.assert_array_equal(np_of(tape.jacobian(y, v)), np.diag([4.0, 8.0, 12.0]))
+    np.testing.assert_array_equal(np_of(tape.batch_jacobian(z, x)),
+                                  [[[4.0, 0.0], [0.0, 8.0]], [[12.0, 0.0], [0.0, 16.0]]])
+
+
+def test_jacobian_of_an_empty_target():
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        y = v[:0] * 2.0
+    assert tape.jacobian(y, v) is None
+    assert tuple(tape.jacobian(y, v, unconnected_gradients="zero").shape) == (0, 2)
+
+
+def test_jacobian_inside_an_outer_tape_is_differentiable():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = v * v * v
+        jac = inner.jacobian(y, v)
+        total = torch.sum(jac)
+    np.testing.assert_array_equal(np_of(jac), np.diag([3.0, 12.0, 27.0]))
+    np.testing.assert_array_equal(np_of(outer.gradient(total, v)), [6.0, 12.0, 18.0])
+
+
 # -- recording control ----------------------------------------------------------------
 
 def test_stop_recording():
@@ -469,3 +546,49 @@ def test_many_reads_outside_a_tape_keep_no_graph_alive():
     del r
     v.assign_add(np.ones(16, np.float32))
     assert v.handle.data_ptr() == ptr  # nothing (no graph) still holds a read
+
+
+# -- graphs shared between tapes --------------------------------------------------------
+
+def test_an_idle_persistent_tape_does_not_keep_other_tapes_graphs_alive():
+    # Only a tape that recorded at the same time may share this tape's graph: an old
+    # persistent tape still referenced must not make later gradients retain theirs (the
+    # saved reads would then make the optimizer's next write copy the variable).
+    v = tf.Variable(np.ones(8, np.float32))
+    with tf.GradientTape(persistent=True) as old:
+        old_y = torch.sum(v * 2.0)
+    with tf.GradientTape() as tape:
+        y = torch.sum(v * v)  # saves its reads of v for backward
+    g = tape.gradient(y, v)
+    gc.collect()
+    ptr = v.handle.data_ptr()
+    v.assign_sub(g * 0.5)
+    assert v.handle.data_ptr() == ptr  # backward freed the saved reads: updated in place
+    np.testing.assert_array_equal(v.numpy(), np.zeros(8, np.float32))
+    np.testing.assert_array_equal(np_of(old.gradient(old_y, v)), np.full(8, 2.0, np.float32))
+    del y
+
+
+def test_tapes_recording_together_each_get_their_gradients():
+    w = tf.Variable(3.0)
+    with tf.GradientTape() as t1:
+        with tf.GradientTape() as t2:
+            y = w * w
+    assert float(t2.gradient(y, w)) == 6.0
+    assert float(t1.gradient(y, w)) == 6.0
+    with tf.GradientTape(persistent=True) as p:
+        with tf.GradientTape() as q:
+            z = w * w * w
+    assert float(q.gradient(z, w)) == 27.0
+    assert float(p.gradient(z, w)) == 27.0
+    assert float(p.gradient(z, w)) == 27.0
+    # Overlapping without nesting: entered one after the other, left in the same order.
+    a, b = tf.GradientTape(), tf.GradientTape()
+    a.__enter__()
+    u = w * 2.0
+    b.__enter__()
+    s = u * w
+    a.__exit__(None, None, None)
+    b.__exit__(None, None, None)
+    assert float(b.gradient(s, w)) == 6.0
+    assert float(a.gradient(s, w)) == 12.0

@@ -311,3 +311,33 @@ def test_tensor_initial_value_as_the_first_call_of_a_process(monkeypatch):
     v = tf.Variable(tf.constant([1.0, 2.0]))
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     assert v.device == CPU0 or "GPU" in v.device
+
+
+# -- where the initial value is converted ---------------------------------------
+
+def test_a_registered_conversion_result_is_copied_not_adopted():
+    # A conversion function may hand out a tensor its object keeps: the variable owns a copy.
+    class Box:
+        def __init__(self):
+            self.held = torch.tensor([1.0, 2.0])
+
+    tf.register_tensor_conversion_function(Box, lambda box, dtype=None, name=None, as_ref=False:
+                                           box.held)
+    box = Box()
+    v = tf.Variable(box)
+    v.assign_add([10.0, 10.0])
+    np.testing.assert_array_equal(box.held.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(v.numpy(), [11.0, 12.0])
+
+
+@pytest.mark.parametrize("initial", [np.ones(3, np.float32), [1.0, 2.0], 3.0])
+def test_a_scoped_variable_converts_its_initial_value_on_its_own_device(monkeypatch, initial):
+    # The default device stands for an accelerator (torch's "meta" device, which holds no
+    # data): a variable placed on the CPU must never convert its initial value there first.
+    from tfcompat.framework import device as device_lib
+    device_lib._runtime.initialize()
+    monkeypatch.setitem(device_lib._runtime.logical, "GPU:0", torch.device("meta"))
+    with tf.device("/CPU:0"):
+        v = tf.Variable(initial)
+    assert v.handle.device.type == "cpu"
+    np.testing.assert_array_equal(v.numpy(), np.asarray(initial, np.float32))

@@ -143,3 +143,38 @@ def test_operators_read_a_snapshot_and_never_return_the_variable(fn):
     before = out.clone()
     v.assign([5.0, 5.0])
     assert torch.equal(out, before)
+
+
+def test_products_with_bool_operands_follow_tf_on_both_sides():
+    # TF 2.21: `*` is a bool product when x is bool or y is a bool *tensor*; a bool variable
+    # on the right of a float is Mul's dtype error, whichever side is the variable.
+    f, b, i = tf.constant([2.0, 3.0, 0.0]), tf.constant([True, False, True]), tf.constant([1, 2, 3])
+    vf, vb = tf.Variable([2.0, 3.0, 0.0]), tf.Variable([True, False, True])
+    for out, expected in [(vf * b, [True, False, False]), (vb * f, [True, False, False]),
+                          (b * vf, [True, False, False]), (vb * vf, [True, False, False]),
+                          (vb * i, [True, False, True]), (b * vb, [True, False, True])]:
+        assert out.dtype == torch.bool and out.tolist() == expected
+    for thunk in (lambda: f * vb, lambda: vf * vb, lambda: i * vb):
+        with pytest.raises(errors.InvalidArgumentError, match="but is a bool tensor"):
+            thunk()
+
+
+@pytest.mark.parametrize("fn", [operator.add, operator.sub, operator.mul, operator.truediv,
+                                operator.lt, operator.ge, operator.eq, operator.ne])
+def test_tensor_op_variable_reads_a_snapshot(fn):
+    v = tf.Variable([1.0, 2.0])
+    t = torch.tensor([2.0, 2.0])
+    out = fn(t, v)
+    assert type(out) is torch.Tensor
+    assert torch.equal(out, fn(t, torch.tensor([1.0, 2.0])))
+    before = out.clone()
+    v.assign([5.0, 5.0])
+    assert torch.equal(out, before)
+
+
+def test_tensor_op_variable_of_unbroadcastable_shapes_is_tf_error():
+    t = torch.ones(3)
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(errors.InvalidArgumentError, match="Incompatible shapes"):
+        t + v
+    assert (t == v).tolist() is False  # TF's `==` of incompatible shapes: a scalar False

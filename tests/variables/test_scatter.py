@@ -207,3 +207,81 @@ def test_sparse_read_equals_numpy_take(data):
     idx = data.draw(tfst.index_arrays(shape[0], min_size=0, max_size=6))
     rows = tf.Variable(initial).sparse_read(tf.constant(idx))
     np.testing.assert_array_equal(rows.numpy(), initial[idx.astype(np.int64)])
+
+
+# -- index dtypes and error positions (TF 2.21's resource kernels) -----------------
+
+@pytest.mark.parametrize("indices", [[[1.7]], np.array([[1]], np.int16), np.array([[1]], np.int8),
+                                     np.array([[1]], np.uint8), np.array([[1, 1]], np.int16)])
+def test_gather_nd_takes_int32_or_int64_indices_only(indices):
+    # TF: "Value for attr 'Tindices' of float is not in the list of allowed values: int32, int64"
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        v.gather_nd(indices)
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        tf.gather_nd(v, indices)
+
+
+def test_gather_nd_argument_errors_are_tf_errors():
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(errors.InvalidArgumentError, match="at least a vector"):
+        v.gather_nd(5)
+    with pytest.raises(errors.InvalidArgumentError, match="saw: 3 vs. 2"):
+        v.gather_nd([[1, 1, 1]])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"indices\[1\] = \[7\] does not index into param shape \[3,2\]"):
+        v.gather_nd([[1], [7]])
+    np.testing.assert_array_equal(v.gather_nd(np.zeros((0, 1), np.int64)).numpy().shape, (0, 2))
+
+
+@pytest.mark.parametrize("method", ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul",
+                                    "scatter_div", "scatter_min", "scatter_max",
+                                    "batch_scatter_update"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.float32])
+def test_scatters_take_int32_or_int64_indices_only(method, dtype):
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        getattr(v, method)(IS(tf.constant([5.0]), tf.constant(np.array([1], dtype))))
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("method", ["scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.float32])
+def test_scatter_nd_takes_int32_or_int64_indices_only(method, dtype):
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        getattr(v, method)(tf.constant(np.array([[1]], dtype)), [5.0])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+def test_sparse_read_takes_int32_or_int64_indices_only():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        v.sparse_read(tf.constant(np.array([1], np.int16)))
+    with pytest.raises(errors.InvalidArgumentError, match="Tindices"):
+        v.sparse_read([1.0])
+
+
+def test_bad_scatter_indices_are_named_in_the_indices_own_coordinates():
+    # As TF 2.21: a row of a batch of index rows is `indices[1,0]`, a scalar index `indices`.
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"indices\[1,0\] = \[5, 0\] does not index into shape \[3,2\]"):
+        v.scatter_nd_update([[[0, 0]], [[5, 0]]], [[1.0], [2.0]])
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"indices\[1,1\] = \[0, 7\] does not index into shape \[3,2\]"):
+        v.scatter_nd_add([[[0, 0], [1, 1]], [[2, 0], [0, 7]]], [[1.0, 1.0], [2.0, 2.0]])
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices\[1,1\] = 3 is not in \[0, 3\)"):
+        v.scatter_update(IS(tf.ones([2, 2, 2]), tf.constant([[0, 1], [2, 3]])))
+    with pytest.raises(errors.InvalidArgumentError, match=r"indices = 3 is not in \[0, 3\)"):
+        v.scatter_update(IS(tf.ones([2]), tf.constant(3)))
+    np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+def test_scatter_div_only_touches_the_indexed_rows():
+    v = tf.Variable([[7.0, -7.0], [1.0, 2.0], [9.0, 3.0]])
+    v.scatter_div(IS(tf.constant([[2.0, 2.0], [0.5, -1.0]]), tf.constant([2, 2])))
+    np.testing.assert_array_equal(v.numpy(), [[7.0, -7.0], [1.0, 2.0], [9.0, -1.5]])
+    empty = tf.Variable([1, 2])
+    empty.scatter_div(IS(tf.constant(np.zeros([0], np.int32)), tf.constant(np.zeros([0], np.int32))))
+    np.testing.assert_array_equal(empty.numpy(), [1, 2])

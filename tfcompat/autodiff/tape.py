@@ -33,6 +33,7 @@ import contextlib
 import enum
 import logging
 import threading
+import warnings
 import weakref
 from typing import Any, Iterator, Optional
 
@@ -40,6 +41,7 @@ import torch
 
 from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
+from ..variables.variable import _is_variable
 
 __all__ = ["GradientTape", "UnconnectedGradients", "record_read", "record_sparse_read",
            "stop_gradient"]
@@ -57,6 +59,7 @@ class _ThreadTapes(threading.local):
     def __init__(self) -> None:
         self.recording: list = []    # tapes whose context is active, innermost last
         self.stopped = 0             # depth of stop_recording blocks
+        # Tapes that may still differentiate what they recorded: entered and not yet used up.
         self.open: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
 
 
@@ -65,10 +68,6 @@ _lock = threading.Lock()
 # Number of tape contexts active in any thread: a read checks this one int
 # before touching thread-local state, so reads outside tapes stay cheap.
 active_count = 0
-
-
-def _is_variable(x: Any) -> bool:
-    return getattr(x, "_tfcompat_variable", False)
 
 
 def _recorders(var: Any) -> list:
@@ -155,6 +154,8 @@ class GradientTape:
         self._seen: dict = {}           # id(var) -> var, every watched or read variable
         self._used = False
         self._recording = False
+        # Tapes whose recording overlapped this one's: they may share its autograd graph.
+        self._overlapping: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
 
     # -- context ----------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -163,6 +164,9 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
         self._recording = True
+        for other in _tls.recording:
+            other._overlapping.add(self)
+            self._overlapping.add(other)
         _tls.recording.append(self)
         _tls.open.add(self)
         with _lock:
@@ -259,10 +263,25 @@ class GradientTape:
                                "several.")
 
     def _graph_flags(self) -> tuple:
+        """`(retain_graph, create_graph)` for a backward pass over what this tape recorded.
+
+        The graph is kept for this tape's later gradients (persistent), for
+        a higher-order gradient, or for another tape that recorded at the
+        same time and may still need the same graph. Otherwise backward
+        frees it, and with it the saved reads that would make the next
+        write to a variable copy it.
+        """
         create_graph = bool(_tls.recording) and not _tls.stopped and torch.is_grad_enabled()
-        others_open = any(t is not self for t in _tls.open)
-        retain_graph = self._persistent or create_graph or others_open
+        shared = any(t in _tls.open for t in self._overlapping)
+        retain_graph = self._persistent or create_graph or shared
         return retain_graph, create_graph
+
+    def _release(self) -> None:
+        """A non-persistent tape is used up by one gradient (or jacobian) computation."""
+        if not self._persistent:
+            self._used = True
+            _tls.open.discard(self)
+            self._reads = {}
 
     def _targets(self, target: Any) -> list:
         out = []
@@ -317,10 +336,7 @@ class GradientTape:
                 raise ValueError(f"output_gradients must have the structure of target: "
                                  f"{len(targets)} targets, {len(weights)} output gradients.")
         grads = self._differentiate(targets, weights, flat_sources)
-        if not self._persistent:
-            self._used = True
-            _tls.open.discard(self)
-            self._reads = {}
+        self._release()
         result = []
         for s, g in zip(flat_sources, grads):
             if g is None and unconnected is UnconnectedGradients.ZERO:
@@ -328,7 +344,15 @@ class GradientTape:
             result.append(g)
         return nest.pack_sequence_as(sources, result)
 
-    def _differentiate(self, targets: list, weights: list, sources: list) -> list:
+    def _differentiate(self, targets: list, weights: list, sources: list,
+                       flags: Optional[tuple] = None, batched: bool = False) -> list:
+        """Gradients of the weighted `targets` for each source (None: not connected).
+
+        `flags` is `(retain_graph, create_graph)`, by default `_graph_flags()`.
+        With `batched`, each weight has a leading batch axis (one backward
+        pass per row, vectorized by torch) and every gradient has it too,
+        sparse ones densified.
+        """
         pairs = [(t, w) for t, w in zip(targets, weights) if t.requires_grad]
         inputs: list = []
         index: dict = {}
@@ -357,49 +381,76 @@ class GradientTape:
         if not pairs or not inputs:
             return [None] * len(sources)
         outs = [t for t, _ in pairs]
-        grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
-                     for t, w in pairs]
-        retain_graph, create_graph = self._graph_flags()
+        if batched:
+            grad_outs = [w.to(t.dtype) for t, w in pairs]
+        else:
+            grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
+                         for t, w in pairs]
+        retain_graph, create_graph = self._graph_flags() if flags is None else flags
         raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
-                                  create_graph=create_graph, allow_unused=True)
-        return [_assemble(plan, raw) for plan in plans]
+                                  create_graph=create_graph, allow_unused=True,
+                                  is_grads_batched=batched)
+        return [_assemble(plan, raw, batched) for plan in plans]
+
+    def _stacked_gradients(self, out: torch.Tensor, weights: torch.Tensor, sources: list) -> list:
+        """Per source, the gradients of `out` weighted by each row of `weights`, stacked.
+
+        `weights` is `[k] + out.shape`; each result is `[k] + source.shape`
+        (sparse gradients densified), or None where `out` does not depend on
+        the source. One vectorized backward pass (`is_grads_batched`) when
+        torch can batch every op's backward; else one pass per row.
+        """
+        retain_graph, create_graph = self._graph_flags()
+        k = weights.shape[0]
+        if k == 0 or not out.requires_grad:
+            return [None] * len(sources)
+        try:
+            with warnings.catch_warnings():
+                # An op without a batching rule runs in a loop inside torch: still correct.
+                warnings.filterwarnings("ignore", message=".*performance drop.*")
+                # The graph is kept: should torch fail half-way, the loop below needs it.
+                return self._differentiate([out], [weights], sources, (True, create_graph),
+                                           batched=True)
+        except (RuntimeError, NotImplementedError):
+            pass  # an op's backward vmap cannot batch (a data-dependent one, say)
+        rows = [self._differentiate([out], [weights[i]], sources,
+                                    (retain_graph if i == k - 1 else True, create_graph))
+                for i in range(k)]
+        result = []
+        for j, s in enumerate(sources):
+            parts = [r[j] for r in rows]
+            if all(p is None for p in parts):
+                result.append(None)
+                continue
+            result.append(torch.stack([
+                _zeros_for(s) if p is None else (p.to_dense() if isinstance(p, IndexedSlices) else p)
+                for p in parts]))
+        return result
 
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """d`target`/d`sources` with shape `target.shape + source.shape` per source.
 
-        Computed row by row with `torch.autograd.grad` (one backward pass per
-        element of `target`); sparse gradients are densified.
+        Torch mapping: one vectorized backward pass seeded with the identity
+        (`torch.autograd.grad(..., is_grads_batched=True)`), falling back to
+        one pass per element of `target`; sparse gradients are densified.
         """
         self._check_usable()
         unconnected = UnconnectedGradients(unconnected_gradients)
         (t,) = self._targets(target)
         flat_sources = nest.flatten(sources)
-        keep = self._persistent
-        self._persistent = True  # several backward passes over one graph
-        try:
-            rows = []
-            flat_t = t.reshape(-1)
-            for i in range(flat_t.numel()):
-                weight = torch.zeros_like(flat_t)
-                weight[i] = 1
-                rows.append(self._differentiate([flat_t], [weight], flat_sources))
-        finally:
-            self._persistent = keep
+        flat_t = t.reshape(-1)
+        n = flat_t.numel()
+        eye = torch.eye(n, dtype=t.dtype, device=t.device)
+        grads = self._stacked_gradients(flat_t, eye, flat_sources)
+        self._release()
         result = []
-        for j, s in enumerate(flat_sources):
-            shape = tuple(t.shape) + tuple(_shape_of(s))
-            parts = [r[j] for r in rows]
-            if all(p is None for p in parts):
+        for s, g in zip(flat_sources, grads):
+            shape = tuple(t.shape) + _shape_of(s)
+            if g is None:
                 result.append(_zeros(shape, s) if unconnected is UnconnectedGradients.ZERO else None)
-                continue
-            dense = [torch.zeros(tuple(_shape_of(s)), dtype=_torch_dtype(s), device=_device(s))
-                     if p is None else (p.to_dense() if isinstance(p, IndexedSlices) else p) for p in parts]
-            result.append(torch.stack(dense).reshape(shape) if dense else _zeros(shape, s))
-        if not self._persistent:
-            self._used = True
-            _tls.open.discard(self)
-            self._reads = {}
+            else:
+                result.append(g.reshape(shape))
         return nest.pack_sequence_as(sources, result)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
@@ -407,37 +458,33 @@ class GradientTape:
         """Per-example Jacobians: `[b] + target.shape[1:] + source.shape[1:]`.
 
         Assumes, as TF does, that example `i` of `target` depends only on
-        example `i` of `source`.
+        example `i` of `source`: row `j` of every example's Jacobian is one
+        gradient of the sum over examples of `target[:, j]`.
         """
         self._check_usable()
         unconnected = UnconnectedGradients(unconnected_gradients)
         (t,) = self._targets(target)
         b = t.shape[0]
         flat_t = t.reshape(b, -1)
-        keep = self._persistent
-        self._persistent = True
-        try:
-            cols = []
-            for j in range(flat_t.shape[1]):
-                weight = torch.zeros_like(flat_t)
-                weight[:, j] = 1
-                cols.append(self._differentiate([flat_t], [weight], [source])[0])
-        finally:
-            self._persistent = keep
-        if not self._persistent:
-            self._used = True
-            _tls.open.discard(self)
-            self._reads = {}
-        src_shape = tuple(_shape_of(source))
+        m = flat_t.shape[1]
+        # Weight j selects column j in every example: [m, b, m].
+        weights = torch.eye(m, dtype=t.dtype, device=t.device).unsqueeze(1).expand(m, b, m)
+        (g,) = self._stacked_gradients(flat_t, weights, [source])
+        self._release()
+        src_shape = _shape_of(source)
         shape = (b,) + tuple(t.shape[1:]) + src_shape[1:]
-        if all(c is None for c in cols):
+        if g is None:
             return _zeros(shape, source) if unconnected is UnconnectedGradients.ZERO else None
-        dense = [torch.zeros(src_shape, dtype=_torch_dtype(source), device=_device(source))
-                 if c is None else (c.to_dense() if isinstance(c, IndexedSlices) else c) for c in cols]
-        return torch.stack(dense, dim=1).reshape(shape)
+        return g.movedim(0, 1).reshape(shape)
 
 
-def _assemble(plan: Any, raw: tuple) -> Any:
+def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:
+    """One source's gradient from the raw gradients of its inputs (the anchors of its reads).
+
+    Only sparse reads give `IndexedSlices`; with dense reads too (or
+    `batched`) the slices are added into a dense gradient, from the shape
+    already known (no device sync).
+    """
     if plan is None:
         return None
     if plan[0] == "tensor":
@@ -447,16 +494,16 @@ def _assemble(plan: Any, raw: tuple) -> Any:
     sparse = [(idx, raw[k]) for idx, k in sparse_ids if raw[k] is not None]
     if not dense and not sparse:
         return None
-    shape = tuple(var.shape.as_list()) if var.shape.is_fully_defined() else tuple(var.handle.shape)
     if sparse:
-        tail = shape[1:]
-        values = torch.cat([g.reshape((-1,) + tail) for _, g in sparse])
+        shape = tuple(var.shape.as_list()) if var.shape.is_fully_defined() else tuple(var.handle.shape)
+        lead = tuple(sparse[0][1].shape[:1]) if batched else ()
+        values = torch.cat([g.reshape(lead + (-1,) + shape[1:]) for _, g in sparse], dim=len(lead))
         indices = torch.cat([idx.reshape(-1) for idx, _ in sparse])
-        dense_shape = torch.tensor(shape, dtype=torch.int32, device=values.device)
-        slices = IndexedSlices(values, indices, dense_shape)
-        if not dense:
-            return slices
-        dense.append(slices.to_dense())
+        if not dense and not batched:
+            # TF keeps shapes in host memory: no copy to the device per gradient.
+            return IndexedSlices(values, indices, torch.tensor(shape, dtype=torch.int32))
+        zeros = torch.zeros(lead + shape, dtype=values.dtype, device=values.device)
+        dense.append(zeros.index_add_(len(lead), indices.to(device=values.device), values))
     total = dense[0]
     for g in dense[1:]:
         total = total + g

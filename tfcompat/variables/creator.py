@@ -21,14 +21,6 @@ from typing import Any, Callable, Iterator
 
 __all__ = ["variable_creator_scope", "get_creator_stack", "creator_stack", "create_variable"]
 
-# Every key TF 2 passes to a creator, in TF's order.
-CREATOR_KEYS = (
-    "initial_value", "trainable", "validate_shape", "caching_device", "name",
-    "variable_def", "dtype", "import_scope", "constraint", "synchronization",
-    "aggregation", "shape", "experimental_enable_variable_lifting",
-)
-
-
 class _CreatorStack(threading.local):
     def __init__(self) -> None:
         self.creators: tuple = ()

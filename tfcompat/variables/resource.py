@@ -71,13 +71,9 @@ class Resource:
 
     def exclusive(self) -> torch.Tensor:
         """The storage, guaranteed unaliased, for an in-place write."""
-        value = self.value
-        if self.aliased:
-            if storage_is_shared(value):
-                value = value.clone()
-                self.value = value
-            self.aliased = False
-        return value
+        if self.must_copy():
+            self.replace(self.value.clone())
+        return self.value
 
     def must_copy(self) -> bool:
         """Whether a write must go to new storage (a live alias exists)."""

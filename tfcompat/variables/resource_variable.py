@@ -9,9 +9,10 @@ rules, the assign and scatter families, slicing, and the hooks that let
 
 from __future__ import annotations
 
-import copy
+import numbers
 from typing import Any, Callable, Optional
 
+import numpy as np
 import torch
 
 from ..autodiff import tape as tape_lib
@@ -21,11 +22,14 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.name_scope import current_name_scope, name_scope
 from ..framework.tensor_conversion import conversion_error, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
-from . import resource as resource_lib
+from ..ops import indexing_ops
 from ..ops._dispatch import tf_type_name as _tf_type_name
+from ..ops._indices import checks_on_host, index_tensor
+from . import resource as resource_lib
 from . import scatter, slicing
+from .enums import (VariableAggregation, VariableSynchronization,
+                    validate_synchronization_aggregation_trainable)
 from .scatter import shape_str
-from .enums import validate_synchronization_aggregation_trainable
 from .variable import Variable, VariableDef, _is_variable
 
 __all__ = ["ResourceVariable", "default_variable_creator"]
@@ -38,6 +42,20 @@ def default_variable_creator(next_creator: Any = None, **kwargs: Any) -> "Resour
 
 def _shape_text(shape: Any) -> str:
     return str(TensorShape(tuple(shape)))
+
+
+def _converts_to_new_storage(value: Any) -> bool:
+    """Whether `convert_to_tensor(value)` certainly builds a new tensor.
+
+    Python and NumPy values do; a registered conversion function may return
+    a tensor its object still holds, which a variable must not adopt.
+    """
+    return isinstance(value, (numbers.Number, np.ndarray, np.generic, list, tuple))
+
+
+_SCATTER_OPS = {kind: f"ResourceScatter{kind.capitalize()}"
+                for kind in ("update", "add", "sub", "mul", "div", "min", "max")}
+_SCATTER_ND_OPS = {kind: f"ResourceScatterNd{kind.capitalize()}" for kind in ("update", "add", "sub")}
 
 
 class ResourceVariable(Variable):
@@ -54,7 +72,6 @@ class ResourceVariable(Variable):
                  constraint: Optional[Callable] = None, distribute_strategy: Any = None,
                  synchronization: Any = None, aggregation: Any = None, shape: Any = None,
                  handle: Any = None, experimental_enable_variable_lifting: Any = None) -> None:
-        self._distribute_strategy = distribute_strategy
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -82,20 +99,27 @@ class ResourceVariable(Variable):
                     f"`shape` argument ({declared}).")
         else:
             declared = TensorShape(tuple(value.shape))
-        self._resource = resource_lib.Resource(value, base_name)
-        self._name = base_name + ":0"
+        self._bind(resource_lib.Resource(value, base_name), base_name + ":0",
+                   device_lib.canonical_name(logical), declared, trainable, constraint,
+                   synchronization, aggregation)
+
+    def _bind(self, resource: resource_lib.Resource, name: str, device_name: str,
+              shape: TensorShape, trainable: bool, constraint: Optional[Callable],
+              synchronization: VariableSynchronization, aggregation: VariableAggregation) -> None:
+        """Set the state every construction path shares (new storage or a `VariableDef`'s)."""
+        value = resource.value
+        self._resource = resource
+        self._name = name
         self._dtype = dtypes.from_torch(value.dtype)
         self._tdtype = value.dtype
-        self._tdevice = tdevice
-        self._device_name = device_lib.canonical_name(logical)
-        self._shape = declared
+        self._tdevice = value.device
+        self._device_name = device_name
+        self._shape = shape
         self._trainable = trainable
         self._constraint = constraint
         self._synchronization = synchronization
         self._aggregation = aggregation
-        self._caching_device = caching_device
-        self._validate_shape = validate_shape
-        self._distributed_container = None
+        self._checks_on_host = checks_on_host(value)  # TF's CPU kernels validate indices
 
     @staticmethod
     def _initial_tensor(initial_value: Any, requested: Optional[dtypes.DType],
@@ -111,9 +135,10 @@ class ResourceVariable(Variable):
                 raise ValueError(f"initial_value: {err}")
             value = initial_value
         else:
-            with device_lib.device(None):
-                value = convert_to_tensor(initial_value, dtype=requested)
-            if value.device == tdevice:
+            # Converted in the current device scope, which is the variable's: a CPU-scoped
+            # variable never makes a round trip through the default accelerator.
+            value = convert_to_tensor(initial_value, dtype=requested)
+            if value.device == tdevice and _converts_to_new_storage(initial_value):
                 return value.detach().contiguous()
         # Never alias the caller's tensor: the variable owns fresh storage.
         return value.detach().to(device=tdevice, memory_format=torch.contiguous_format,
@@ -128,22 +153,11 @@ class ResourceVariable(Variable):
                 f"(variable {variable_def.variable_name!r}). A VariableDef refers to a variable "
                 "of this process; to move values between processes use tf.train.Checkpoint.")
         prefix = "" if not import_scope else import_scope.rstrip("/") + "/"
-        value = resource.value
-        self._resource = resource
-        self._name = prefix + variable_def.variable_name
-        self._dtype = dtypes.from_torch(value.dtype)
-        self._tdtype = value.dtype
-        self._tdevice = value.device
-        self._device_name = device_lib.name_of_torch_device(value.device)
-        self._shape = TensorShape(variable_def.shape)
-        self._trainable = variable_def.trainable
-        self._constraint = None
-        from .enums import VariableAggregation, VariableSynchronization
-        self._synchronization = VariableSynchronization(variable_def.synchronization)
-        self._aggregation = VariableAggregation(variable_def.aggregation)
-        self._caching_device = None
-        self._validate_shape = True
-        self._distributed_container = None
+        self._bind(resource, prefix + variable_def.variable_name,
+                   device_lib.name_of_torch_device(resource.value.device),
+                   TensorShape(variable_def.shape), variable_def.trainable, None,
+                   VariableSynchronization(variable_def.synchronization),
+                   VariableAggregation(variable_def.aggregation))
 
     # -- properties ---------------------------------------------------------
     name = property(lambda self: self._name, doc="`scope/name:0`, as TF names it.")
@@ -178,7 +192,7 @@ class ResourceVariable(Variable):
     def _creation_order(self) -> int:
         return self._resource.uid
 
-    _in_graph_mode = False
+    _in_graph_mode = False  # TF's attribute: Keras 2 code reads it
 
     # -- reads ----------------------------------------------------------------
     def value(self) -> torch.Tensor:
@@ -194,26 +208,32 @@ class ResourceVariable(Variable):
         return self.value()
 
     def sparse_read(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
-        """`tf.gather(v, indices)`: rows of the variable. Its gradient is `IndexedSlices`."""
+        """`tf.gather(v, indices)`: rows of the variable. Its gradient is `IndexedSlices`.
+
+        Out-of-range indices follow `tf.gather` per device: TF's CPU error, or
+        zeros on an accelerator (no host sync).
+        """
         current = self._resource.value
-        idx = indices if type(indices) is torch.Tensor else convert_to_tensor(indices)
-        if idx.dtype is not torch.int64 and idx.dtype is not torch.int32:
-            raise errors.InvalidArgumentError(
-                None, None, f"Value for attr 'Tindices' of {_tf_type_name(idx.dtype)} is not in the "
-                "list of allowed values: int32, int64")
+        if type(indices) is torch.Tensor and indices.dtype in scatter.INDEX_TYPES:
+            idx = indices  # the common case, without the conversion's calls
+        else:
+            idx = index_tensor(indices, "ResourceGather", allowed=scatter.INDEX_TYPES)
         if current.dim() == 0:
             raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
-        flat = idx if idx.dim() == 1 else idx.reshape(-1)
-        if current.is_cuda:
-            rows = _gather_rows_on_accelerator(current, flat.to(current.device))
-        else:
-            try:
-                rows = torch.index_select(current, 0, flat)
+        if self._checks_on_host:
+            if idx.get_device() != -1:  # (-1: on the host, as the variable)
+                idx = idx.to(current.device)
+            try:  # torch's CPU kernel checks the range itself: no separate pass when all is well
+                rows = torch.index_select(current, 0, idx if idx.dim() == 1 else idx.reshape(-1))
             except (IndexError, RuntimeError):
-                scatter.check_gather_indices(idx.to(current.device), current.shape[0])
+                indexing_ops.gather(current, idx)  # raises TF's error for the first bad index
                 raise
-        if idx.dim() != 1:
-            rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
+            if idx.dim() != 1:
+                rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
+        else:
+            if idx.device != current.device:
+                idx = idx.to(current.device)
+            rows = indexing_ops.gather(current, idx)
         if tape_lib.active_count:
             rows = tape_lib.record_sparse_read(self, idx, rows)
         return rows
@@ -224,24 +244,16 @@ class ResourceVariable(Variable):
         As TF: with indices of shape `[n, 1]` (whole rows) the gradient is
         `IndexedSlices` (it is a `sparse_read`), otherwise dense.
         """
-        idx = convert_to_tensor(indices)
-        if idx.dim() == 2 and idx.shape[-1] == 1 and len(self._resource.value.shape) >= 1:
+        idx = scatter.index_arg(indices, self._resource.value.device, "ResourceGatherNd")
+        if idx.dim() == 2 and idx.shape[1] == 1 and self._resource.value.dim() >= 1:
             try:
                 return self.sparse_read(idx[:, 0])
             except errors.InvalidArgumentError:
-                pass  # out of range: report it in gather_nd's words below
-        value = self.value()
-        idx = idx.to(value.device)
-        k = idx.shape[-1]
-        lead = torch.tensor(value.shape[:k], device=value.device)
-        flat_nd = idx.reshape(-1, k).to(torch.long)
-        bad = ((flat_nd < 0) | (flat_nd >= lead)).any(dim=1)
-        if bool(bad.any()):
-            pos = int(torch.nonzero(bad)[0])
-            raise errors.InvalidArgumentError(
-                None, None, f"indices[{pos}] = {flat_nd[pos].tolist()} does not index into param "
-                f"shape {shape_str(value.shape)}")
-        return value[tuple(flat_nd.unbind(1))].reshape(tuple(idx.shape[:-1]) + tuple(value.shape[k:]))
+                # The dtype is checked above, so an index is out of range: say so in
+                # gather_nd's words.
+                indexing_ops.gather_nd(self._resource.value, idx)
+                raise
+        return indexing_ops.gather_nd(self.value(), idx)
 
     # -- operand conversion ------------------------------------------------------
     def _operand(self, value: Any) -> tuple:
@@ -265,12 +277,12 @@ class ResourceVariable(Variable):
             t, fresh = t.to(self._tdevice), True
         return t, fresh
 
-    def _check_same_shape(self, t: torch.Tensor, current: torch.Tensor) -> None:
-        if t.shape != current.shape:
-            raise errors.InvalidArgumentError(
-                None, None,
-                f"Cannot update variable with shape {list(current.shape)} using a Tensor with shape "
-                f"{list(t.shape)}, shapes must be equal.")
+    @staticmethod
+    def _shape_mismatch(t: torch.Tensor, current: torch.Tensor) -> errors.InvalidArgumentError:
+        return errors.InvalidArgumentError(
+            None, None,
+            f"Cannot update variable with shape {list(current.shape)} using a Tensor with shape "
+            f"{list(t.shape)}, shapes must be equal.")
 
     # -- assign family --------------------------------------------------------------
     def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
@@ -282,12 +294,14 @@ class ResourceVariable(Variable):
         """
         t, fresh = self._operand(value)
         res = self._resource
-        if not self._shape.is_compatible_with(tuple(t.shape)):
+        same_shape = t.shape == res.value.shape
+        # The storage's shape is compatible with the declared one, so only a new shape is checked.
+        if not same_shape and not self._shape.is_compatible_with(tuple(t.shape)):
             raise ValueError(
                 f"Cannot assign value to variable '{self._name}': Shape mismatch. The variable "
                 f"shape {self._shape}, and the assigned value shape {_shape_text(t.shape)} are "
                 "incompatible.")
-        if t.shape == res.value.shape and not res.must_copy():
+        if same_shape and not res.must_copy():
             res.value.copy_(t)
         else:
             res.replace(t.contiguous() if fresh else t.clone(memory_format=torch.contiguous_format))
@@ -299,23 +313,21 @@ class ResourceVariable(Variable):
                 None, None, "No OpKernel was registered to support Op 'AssignAddVariableOp' with "
                 "these attrs: [dtype=DT_BOOL]: bool variables cannot be added to; use assign.")
         res = self._resource
-        if type(delta) is torch.Tensor and delta.dtype is self._tdtype and not delta.requires_grad:
+        if (type(delta) is torch.Tensor and delta.dtype is self._tdtype and not delta.requires_grad
+                and delta.device == self._tdevice):
             t = delta
         else:
-            t, _ = self._operand(delta)
+            t, _ = self._operand(delta)  # on the variable's device
         current = res.value
         if t.shape != current.shape:
-            self._check_same_shape(t, current)
+            raise self._shape_mismatch(t, current)
         if res.aliased and res.must_copy():
             res.replace(fn(current, t))
             return
         try:
             inplace(current, t)
         except RuntimeError as e:
-            if t.device != current.device:
-                inplace(current, t.to(current.device))
-            else:
-                raise errors.InvalidArgumentError(None, None, str(e)) from None
+            raise errors.InvalidArgumentError(None, None, str(e)) from None
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Any:
@@ -364,7 +376,8 @@ class ResourceVariable(Variable):
             raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
                             f"{sparse_delta!r}")
         updates, _ = self._operand(sparse_delta._raw_values)
-        idx, upd = scatter.rows(self._resource.value, sparse_delta.indices, updates)
+        idx, upd = scatter.rows(self._resource.value, sparse_delta.indices, updates,
+                                _SCATTER_OPS[kind])
         scatter.apply(kind, self._resource.exclusive(), idx, upd)
         return self
 
@@ -399,7 +412,7 @@ class ResourceVariable(Variable):
     def _scatter_nd(self, kind: str, indices: Any, updates: Any) -> "ResourceVariable":
         upd, _ = self._operand(updates)
         current = self._resource.value
-        idx, flat_upd, k = scatter.nd_rows(current, indices, upd)
+        idx, flat_upd, k = scatter.nd_rows(current, indices, upd, _SCATTER_ND_OPS[kind])
         target = self._resource.exclusive()
         view = target.reshape((-1,) + tuple(target.shape[k:]))
         scatter.apply(kind, view, idx, flat_upd)
@@ -423,23 +436,17 @@ class ResourceVariable(Variable):
             raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
                             f"{sparse_delta!r}")
         current = self._resource.value
-        idx = convert_to_tensor(sparse_delta.indices).to(current.device).to(torch.long)
+        idx = scatter.index_arg(sparse_delta.indices, current.device, _SCATTER_ND_OPS["update"])
         if idx.dim() == 1:
             return self._scatter("update", sparse_delta)
         batch = tuple(idx.shape[:-1])
         if tuple(current.shape[:len(batch)]) != batch:
             raise ValueError(f"The batch dimensions of indices {list(batch)} must match the leading "
                              f"dimensions of the variable {list(current.shape)}.")
+        # As TF: a scatter_nd_update whose index rows are (batch position..., index).
         grids = torch.meshgrid(*[torch.arange(d, device=current.device) for d in idx.shape],
                                indexing="ij")
-        nd = torch.stack(list(grids[:-1]) + [idx], dim=-1)
-        lead = torch.tensor(current.shape[:nd.shape[-1]], device=current.device)
-        bad = ((nd < 0) | (nd >= lead)).any(dim=-1)
-        if bool(bad.any()):
-            pos = torch.nonzero(bad)[0].tolist()
-            raise errors.InvalidArgumentError(
-                None, None, f"indices[{','.join(map(str, pos))}] = {nd[tuple(pos)].tolist()} does "
-                f"not index into shape {shape_str(current.shape)}")
+        nd = torch.stack(list(grids[:-1]) + [idx.to(torch.long)], dim=-1)
         return self._scatter_nd("update", nd, sparse_delta._raw_values)
 
     def count_up_to(self, limit: int) -> torch.Tensor:
@@ -474,27 +481,11 @@ class ResourceVariable(Variable):
                            None if self._shape.rank is None else self._shape.as_list()))
 
 
-def _gather_rows_on_accelerator(value: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
-    """Rows of `value` as TF's GPU gather: out-of-range indices give zeros, with no host sync.
-
-    (torch's kernel would trip a device-side assert, which kills the CUDA context.)
-    """
-    n = value.shape[0]
-    valid = (flat >= 0) & (flat < n)
-    rows = torch.index_select(value, 0, torch.where(valid, flat, torch.zeros_like(flat)))
-    mask = valid.reshape((-1,) + (1,) * (value.dim() - 1))
-    return torch.where(mask, rows, torch.zeros((), dtype=value.dtype, device=value.device))
-
-
 def _rebuild(value: Any, dtype: str, trainable: bool, name: str, constraint: Any,
              synchronization: int, aggregation: int, shape: Any) -> ResourceVariable:
-    from .enums import VariableAggregation, VariableSynchronization
     with name_scope(""):
         return ResourceVariable(
             initial_value=torch.from_numpy(value).to(dtypes.to_torch(dtype)) if dtype == "bfloat16"
             else value, dtype=dtype, trainable=trainable, name=name, constraint=constraint,
             synchronization=VariableSynchronization(synchronization),
             aggregation=VariableAggregation(aggregation), shape=shape)
-
-
-_ = copy  # deepcopy support is the __deepcopy__ above

@@ -2,14 +2,17 @@
 
 Every function validates its inputs completely *before* touching the
 storage, so a failed call leaves the variable unchanged (torch's own kernels
-may stop half-way through an index list).
+may stop half-way through an index list). Indices are checked on the host on
+every device: TF's GPU kernels skip a bad index silently, tfcompat raises
+(see docs/differences.md). Each call validates its indices once.
 
 | TF op                  | torch kernel                          |
 |------------------------|---------------------------------------|
 | scatter_update         | `index_copy_`                         |
 | scatter_add / _sub     | `index_add_` (duplicates accumulate)  |
 | scatter_mul            | `index_reduce_(..., "prod")`          |
-| scatter_div            | divide by the per-row product         |
+| scatter_div            | divide the touched rows by their      |
+|                        | per-row product of updates            |
 | scatter_min / _max     | `index_reduce_(..., "amin"/"amax")`   |
 | scatter_nd_*           | the above on a view whose first axis  |
 |                        | enumerates the indexed leading axes   |
@@ -18,44 +21,46 @@ may stop half-way through an index list).
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
 from ..framework import errors
+from ..ops._indices import all_in_range, first_bad, in_range, index_tensor, position
+from ..ops._dispatch import fmt_shape as shape_str
+from ..ops.indexing_ops import _nd_rows
 
-__all__ = ["rows", "nd_rows", "apply", "check_gather_indices", "shape_str"]
+__all__ = ["INDEX_TYPES", "index_arg", "rows", "nd_rows", "apply", "check_gather_indices",
+           "shape_str"]
 
-
-def shape_str(shape: Any) -> str:
-    """A shape as TF's kernels print it: `[4,2]`."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _as_index_tensor(indices: Any, device: torch.device) -> torch.Tensor:
-    from ..framework.tensor_conversion import convert_to_tensor
-    idx = convert_to_tensor(indices)
-    if idx.dtype not in (torch.int32, torch.int64, torch.int16, torch.int8, torch.uint8):
-        raise TypeError(f"indices must be an integer tensor, got dtype {idx.dtype}.")
-    return idx.to(device)
+# TF's resource gather/scatter kernels take int32 and int64 indices only (its
+# tensor ops, `tf.gather` and `tf.tensor_scatter_*`, also take int16).
+INDEX_TYPES = frozenset({torch.int32, torch.int64})
 
 
-def check_gather_indices(idx: torch.Tensor, n: int) -> None:
+def index_arg(indices: Any, device: torch.device, op: str) -> torch.Tensor:
+    """`indices` of a variable's gather or scatter `op`: int32/int64, on `device`."""
+    idx = index_tensor(indices, op, allowed=INDEX_TYPES)
+    return idx if idx.device == device else idx.to(device)
+
+
+def check_gather_indices(idx: torch.Tensor, n: int, op: Optional[str] = None) -> None:
     """InvalidArgumentError, in TF's words, for the first index outside `[0, n)`.
 
     The position is given in `idx`'s own coordinates (`indices[1,1] = 5`).
+    Checked on the host whatever the device (one sync on an accelerator).
     """
-    bad = (idx < 0) | (idx >= n)
-    if bool(bad.any()):
-        pos = torch.nonzero(bad)[0].tolist()
-        value = int(idx[tuple(pos)]) if pos else int(idx)
-        raise errors.InvalidArgumentError(
-            None, None, f"indices[{','.join(map(str, pos))}] = {value} is not in [0, {n})")
+    if all_in_range(idx, n):
+        return
+    pos = first_bad(~in_range(idx, n))
+    message = (f"indices{position(tuple(idx.shape), pos)} = {int(idx.reshape(-1)[pos])} is not "
+               f"in [0, {n})")
+    raise errors.InvalidArgumentError(None, None, message if op is None else f"{message} [Op:{op}]")
 
 
-def rows(value: torch.Tensor, indices: Any, updates: torch.Tensor) -> tuple:
+def rows(value: torch.Tensor, indices: Any, updates: torch.Tensor, op: str) -> tuple:
     """Validated `(flat_indices, flat_updates)` for a scatter along axis 0."""
-    idx = _as_index_tensor(indices, value.device)
+    idx = index_arg(indices, value.device, op)
     tail = tuple(value.shape[1:])
     expected = tuple(idx.shape) + tail
     if value.dim() == 0 or (updates.dim() != 0 and tuple(updates.shape) != expected):
@@ -64,19 +69,19 @@ def rows(value: torch.Tensor, indices: Any, updates: torch.Tensor) -> tuple:
             f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
             f"got updates.shape {shape_str(updates.shape)}, indices.shape {shape_str(idx.shape)}, "
             f"params.shape {shape_str(value.shape)}")
-    check_gather_indices(idx, value.shape[0])
-    flat_idx = idx.reshape(-1).to(torch.long)
+    check_gather_indices(idx, value.shape[0], op)
+    flat_idx = idx.reshape(-1).to(torch.long)  # index_copy_ takes int64 only
     flat_upd = updates.expand(expected).reshape((flat_idx.numel(),) + tail)
     return flat_idx, flat_upd
 
 
-def nd_rows(value: torch.Tensor, indices: Any, updates: torch.Tensor) -> tuple:
+def nd_rows(value: torch.Tensor, indices: Any, updates: torch.Tensor, op: str) -> tuple:
     """Validated `(flat_indices, flat_updates, k)` for a `scatter_nd_*` on `value`.
 
     The first `k` axes (k = indices.shape[-1]) are linearized, so the
     update is a plain row scatter on `value.view(-1, *value.shape[k:])`.
     """
-    idx = _as_index_tensor(indices, value.device)
+    idx = index_arg(indices, value.device, op)
     if idx.dim() == 0:
         raise errors.InvalidArgumentError(None, None, "indices must be at least a vector.")
     if value.dim() == 0:
@@ -103,18 +108,13 @@ def nd_rows(value: torch.Tensor, indices: Any, updates: torch.Tensor) -> tuple:
             f"match dimensions [{len(batch)},{updates.dim()}) of updates"
             f"[shape={shape_str(updates.shape)}]: updates.shape must be indices.shape[:-1] + "
             f"params.shape[k:] = {shape_str(batch + tail)}.")
-    lead = torch.tensor(value.shape[:k], device=value.device, dtype=torch.long)
-    flat_nd = idx.reshape(-1, k).to(torch.long)
-    bad = ((flat_nd < 0) | (flat_nd >= lead)).any(dim=1)
-    if bool(bad.any()):
-        pos = int(torch.nonzero(bad)[0])
-        raise errors.InvalidArgumentError(
-            None, None,
-            f"indices[{pos}] = {flat_nd[pos].tolist()} does not index into shape {shape_str(value.shape)}")
-    strides = torch.ones(k, dtype=torch.long, device=value.device)
-    for i in range(k - 2, -1, -1):
-        strides[i] = strides[i + 1] * value.shape[i + 1]
-    flat_idx = (flat_nd * strides).sum(dim=1)
+    lead = tuple(value.shape[:k])
+    bad_row = f"does not index into shape {shape_str(value.shape)}"
+    flat_idx, valid = _nd_rows(idx, lead, op, bad_row)
+    if valid is not None and not bool(valid.all()):
+        # On an accelerator `_nd_rows` marks bad rows (TF's GPU kernels skip them); a variable's
+        # scatter raises instead: the host copy names the first bad row in TF's words.
+        _nd_rows(idx.cpu(), lead, op, bad_row)
     flat_upd = updates.reshape((flat_idx.numel(),) + tail)
     return flat_idx, flat_upd, k
 
@@ -133,6 +133,25 @@ def _index_reduce(target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor, ho
         return target.index_reduce_(0, idx, upd, how)
 
 
+def _divide_rows(target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor) -> None:
+    """`scatter_div`: each touched row divided by the product of its updates, in place.
+
+    Only the touched rows are read and written (no variable-sized buffer).
+    Integer rows truncate, as TF's kernel (`x / a / b` truncated equals
+    `x / (a * b)` truncated).
+    """
+    touched, which = torch.unique(idx, sorted=False, return_inverse=True)
+    denom = torch.ones((touched.numel(),) + tuple(target.shape[1:]), dtype=target.dtype,
+                       device=target.device)
+    _index_reduce(denom, which, upd, "prod")
+    row_values = target.index_select(0, touched)
+    if target.is_floating_point() or target.is_complex():
+        row_values = row_values / denom
+    else:
+        row_values = torch.div(row_values, denom, rounding_mode="trunc")
+    target.index_copy_(0, touched, row_values)
+
+
 def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor) -> None:
     """Apply a validated row scatter of `kind` to `target` in place."""
     if kind == "update":
@@ -146,11 +165,7 @@ def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor)
     elif kind == "div":
         if bool((upd == 0).any()):
             raise errors.InvalidArgumentError(None, None, "updates must not contain 0")
-        denom = _index_reduce(torch.ones_like(target), idx, upd, "prod")
-        if target.is_floating_point() or target.is_complex():
-            target.div_(denom)
-        else:
-            target.copy_(torch.div(target, denom, rounding_mode="trunc"))
+        _divide_rows(target, idx, upd)
     elif kind == "min":
         _index_reduce(target, idx, upd, "amin")
     elif kind == "max":

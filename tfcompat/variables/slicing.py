@@ -5,7 +5,7 @@ out-of-range is an error), slices with any non-zero step (negative steps
 included, which torch does not support), `...`, `tf.newaxis`, and scalar
 integer tensors. A list key is a tuple of indices (`v[[0, 1]]` is
 `v[0, 1]`), and a key that is a boolean tensor or array is a mask
-(`tf.boolean_mask`).
+(`is_mask`; reads go to `tf.boolean_mask`).
 
 A negative-step slice selects the same elements as a positive-step slice,
 in reverse order. So every TF key becomes one torch basic-indexing key (a
@@ -125,27 +125,13 @@ def plan(shape: torch.Size, key: Any) -> SlicePlan:
 
 
 def read(t: torch.Tensor, key: Any) -> torch.Tensor:
-    """`t[key]` with TF's semantics (a view unless a step is negative or a mask is used)."""
-    if is_mask(key):
-        return boolean_mask(t, key)
+    """`t[key]` for a strided-slice key (a view unless a step is negative).
+
+    Masks are `tf.boolean_mask`'s (callers check `is_mask` first).
+    """
     p = plan(t.shape, key)
     out = t[p.key]
     return out.flip(p.flip) if p.flip else out
-
-
-def boolean_mask(t: torch.Tensor, mask: Any) -> torch.Tensor:
-    """`tf.boolean_mask(t, mask)` for a mask over `t`'s leading axes."""
-    if isinstance(mask, bool) or (hasattr(mask, "ndim") and mask.ndim == 0):
-        raise ValueError("mask cannot be scalar.")
-    if not isinstance(mask, torch.Tensor):
-        mask = torch.as_tensor(np.asarray(mask) if not hasattr(mask, "numpy") else mask.numpy())
-    mask = mask.to(t.device)
-    k = mask.dim()
-    if tuple(t.shape[:k]) != tuple(mask.shape):
-        raise ValueError(
-            f"Shapes {tuple(t.shape[:k])} and {tuple(mask.shape)} are incompatible: the mask must "
-            "match the leading dimensions of the tensor.")
-    return t.reshape((-1,) + tuple(t.shape[k:]))[mask.reshape(-1)]
 
 
 def fit_value(value: torch.Tensor, target: torch.Size) -> torch.Tensor:

@@ -14,7 +14,8 @@ The base class implements everything that can be expressed through a few
 primitives (`value`, `read_value`, `assign*`, the properties), so a subclass
 gets TF's operators, slicing, numpy and torch interop for free:
 
-* operators follow TF's dtype rules (no promotion; `int / int` is float64);
+* operators follow TF's dtype rules (no promotion; `int / int` is float64),
+  on either side of the variable (see `operators.py`);
 * `__torch_function__` lets every torch function take a variable: it reads
   the variable (a snapshot) and calls the function on the tensor;
 * `__array__` gives numpy a copy.
@@ -24,25 +25,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import numbers
 from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
 
 from ..framework import dtypes
-from ..framework.tensor_conversion import (convert_to_tensor, numpy_repr,
-                                           register_tensor_conversion_function)
+from ..framework.tensor_conversion import numpy_repr, register_tensor_conversion_function
 from ..framework.tensor_shape import TensorShape
-from ..ops import _dispatch, math_ops
+from ..ops import indexing_ops, math_ops
 from . import creator as creator_lib
-from . import slicing
+from . import operators, slicing
 from .enums import VariableAggregation, VariableSynchronization
 
 __all__ = ["Variable", "VariableMetaclass", "Reference", "VariableDef"]
-
-_NUMERIC = _dispatch.NUMERIC
-_FLOATING = _dispatch.FLOATS | _dispatch.COMPLEX
 
 
 class VariableMetaclass(type):
@@ -119,6 +115,27 @@ def _is_variable(x: Any) -> bool:
     return getattr(x, "_tfcompat_variable", False)
 
 
+_IN_PLACE_DUNDERS = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
+_in_place_verdicts: dict = {}  # torch function -> whether it writes its first argument
+
+
+def _writes_in_place(func: Any) -> bool:
+    """Whether torch's `func` mutates its first argument (`add_`, `__setitem__`...)."""
+    try:
+        return _in_place_verdicts[func]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable callable: decide each time
+        return _in_place_name(func)
+    verdict = _in_place_verdicts[func] = _in_place_name(func)
+    return verdict
+
+
+def _in_place_name(func: Any) -> bool:
+    name = getattr(func, "__name__", "")
+    return (name.endswith("_") and not name.endswith("__")) or name in _IN_PLACE_DUNDERS
+
+
 def _unwrap(x: Any) -> Any:
     if _is_variable(x):
         return x.value()
@@ -128,84 +145,6 @@ def _unwrap(x: Any) -> Any:
     if isinstance(x, dict):
         return {k: _unwrap(v) for k, v in x.items()}
     return x
-
-
-def _binary(fn: Callable[[Any, Any], Any], reflected_name: str, torch_fn: Any = None,
-            allowed: frozenset = frozenset()) -> Callable[[Any, Any], Any]:
-    """`self <op> other` through the TF op `fn`.
-
-    As TF's operator wrapper: when the op rejects `other` with a TypeError or
-    ValueError, `other`'s reflected operator gets a chance (a NumPy array
-    computes `array.__rtruediv__(tensor)`), else the original error stands.
-
-    `torch_fn` is a shortcut for the common case the TF rules pass
-    unchanged (a tensor of the same, allowed dtype): the per-call cost of
-    `v + x` stays close to torch's own `t + x`.
-    """
-    def forward(self: "Variable", other: Any) -> Any:
-        x = self.value()
-        if (torch_fn is not None and type(other) is torch.Tensor and other.dtype is x.dtype
-                and x.dtype in allowed):
-            try:
-                return torch_fn(x, other)
-            except RuntimeError:
-                pass  # devices differ, shapes don't broadcast...: the TF op says it properly
-        try:
-            return fn(x, other)
-        except (TypeError, ValueError):
-            reflected = getattr(other, reflected_name, None) if reflected_name else None
-            if reflected is not None and not isinstance(other, (torch.Tensor, numbers.Number)):
-                # NumPy would defer back to torch's reflected operator; give it an array.
-                out = reflected(_to_numpy(x) if isinstance(other, np.ndarray) else x)
-                if out is not NotImplemented:
-                    return out
-            raise
-    return forward
-
-
-def _reflected(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """`other <op> self` when `other` did not handle it: TF's reflected operator.
-
-    A torch tensor only lands here when torch turned the TF op's TypeError
-    into NotImplemented; running the op with the tensor first restores TF's
-    error. Other values are converted to the variable's dtype, as TF does.
-    """
-    def backward(self: "Variable", other: Any) -> Any:
-        x = self.value()
-        if isinstance(other, torch.Tensor):
-            return fn(other, x)
-        return fn(convert_to_tensor(other, dtype=dtypes.from_torch(x.dtype)), x)
-    return backward
-
-
-def _logical(op: str, fn: Any) -> Callable[[Any, Any], Any]:
-    def logical(x: torch.Tensor, y: Any) -> torch.Tensor:
-        xt, yt = _dispatch.matched(op, x, y)
-        return _dispatch.run(fn, xt, yt)
-    return logical
-
-
-def _bitwise_or_logical(logical: Callable, bitwise: Callable) -> Callable[[Any, Any], Any]:
-    """TF's `&`, `|`, `^`: logical on bool tensors, bitwise on integers."""
-    def op(x: Any, y: Any) -> Any:
-        xt = convert_to_tensor(x)
-        return (logical if xt.dtype is torch.bool else bitwise)(xt, y)
-    return op
-
-
-_and = _bitwise_or_logical(_logical("LogicalAnd", torch.logical_and), math_ops.bitwise_and)
-_or = _bitwise_or_logical(_logical("LogicalOr", torch.logical_or), math_ops.bitwise_or)
-# TF computes x ^ y as (x | y) & ~(x & y): its first op, LogicalOr, names the error.
-_xor = _bitwise_or_logical(_logical("LogicalOr", torch.logical_xor), math_ops.bitwise_xor)
-
-
-def _mul(x: Any, y: Any) -> Any:
-    """TF's `*`: a bool operand makes it an int32 product cast back to bool."""
-    xt = convert_to_tensor(x)
-    if xt.dtype is torch.bool or (isinstance(y, torch.Tensor) and y.dtype is torch.bool):
-        as_int = math_ops.multiply(math_ops.cast(xt, dtypes.int32), math_ops.cast(y, dtypes.int32))
-        return math_ops.cast(as_int, dtypes.bool)
-    return math_ops.multiply(xt, y)
 
 
 def _unimplemented(method: str) -> Callable[..., Any]:
@@ -346,19 +285,19 @@ class Variable(metaclass=VariableMetaclass):
         snapshots other code holds), so they are refused with a pointer to
         `assign`.
         """
-        kwargs = kwargs or {}
-        operator = _TENSOR_OPERATORS.get(func)
-        if operator is not None and len(args) == 2 and not kwargs and isinstance(args[0], torch.Tensor):
-            # `tensor <op> variable`: TF's operator rules, as for `variable <op> tensor`.
-            return operator(args[0], args[1])
-        fname = getattr(func, "__name__", "")
-        if args and _is_variable(args[0]) and (
-                (fname.endswith("_") and not fname.endswith("__"))
-                or fname in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__")):
+        if not kwargs:
+            operator = operators.TENSOR_OPERATORS.get(func)
+            if (operator is not None and len(args) == 2 and isinstance(args[0], torch.Tensor)
+                    and _is_variable(args[1])):
+                # `tensor <op> variable`: TF's operator rules, as for `variable <op> tensor`.
+                return operator(args[0], args[1])
+        if args and _is_variable(args[0]) and _writes_in_place(func):
             raise TypeError(
-                f"torch's in-place {fname} cannot write to a tf.Variable: variables change only "
-                "through assign/assign_add/assign_sub, scatter_* or slice assignment, which keep "
-                "earlier reads intact. Use e.g. v.assign_add(x).")
+                f"torch's in-place {getattr(func, '__name__', func)} cannot write to a tf.Variable: "
+                "variables change only through assign/assign_add/assign_sub, scatter_* or slice "
+                "assignment, which keep earlier reads intact. Use e.g. v.assign_add(x).")
+        if not kwargs:
+            return func(*_unwrap(args))
         if _is_variable(kwargs.get("out")):
             raise TypeError("A tf.Variable cannot be the `out=` of a torch op; compute the result "
                             "and v.assign(result).")
@@ -418,7 +357,7 @@ class Variable(metaclass=VariableMetaclass):
         """TF slicing; the result of a strided slice has `.assign(value)` writing back."""
         value = self.value()
         if slicing.is_mask(key):
-            return slicing.boolean_mask(value, key)
+            return indexing_ops.boolean_mask(value, key)
         out = slicing.read(value, key)
         out.assign = functools.partial(_slice_assigner, self, key)  # type: ignore[attr-defined]
         return out
@@ -427,33 +366,7 @@ class Variable(metaclass=VariableMetaclass):
         """tfcompat extension: `v[1:3] = x` is `v[1:3].assign(x)` (TF raises TypeError)."""
         self._strided_slice_assign(key, value, read_value=False)
 
-    # -- operators (TF's dtype rules) ----------------------------------------
-    __add__ = _binary(math_ops.add, "__radd__", torch.add, _NUMERIC)
-    __radd__ = _reflected(math_ops.add)
-    __sub__ = _binary(math_ops.subtract, "__rsub__", torch.sub, _NUMERIC)
-    __rsub__ = _reflected(math_ops.subtract)
-    __mul__ = _binary(_mul, "__rmul__", torch.mul, _NUMERIC)
-    __rmul__ = _reflected(_mul)
-    __truediv__ = _binary(math_ops.truediv, "__rtruediv__", torch.div, _FLOATING)
-    __rtruediv__ = _reflected(math_ops.truediv)
-    __floordiv__ = _binary(math_ops.floordiv, "__rfloordiv__")
-    __rfloordiv__ = _reflected(math_ops.floordiv)
-    __mod__ = _binary(math_ops.floormod, "__rmod__")
-    __rmod__ = _reflected(math_ops.floormod)
-    __pow__ = _binary(math_ops.pow, "__rpow__")
-    __rpow__ = _reflected(math_ops.pow)
-    __matmul__ = _binary(math_ops.matmul, "__rmatmul__")
-    __rmatmul__ = _reflected(math_ops.matmul)
-    __lt__ = _binary(math_ops.less, "")
-    __le__ = _binary(math_ops.less_equal, "")
-    __gt__ = _binary(math_ops.greater, "")
-    __ge__ = _binary(math_ops.greater_equal, "")
-    __and__ = _binary(_and, "__rand__")
-    __rand__ = _reflected(_and)
-    __or__ = _binary(_or, "__ror__")
-    __ror__ = _reflected(_or)
-    __xor__ = _binary(_xor, "__rxor__")
-    __rxor__ = _reflected(_xor)
+    # -- operators (TF's dtype rules): installed from `operators.OPERATORS` below --
 
     # In-place operators: TF refuses them (a silent rebinding would leave the
     # variable unchanged); `//=`, `%=`, `&=`... rebind to a tensor, as in TF.
@@ -481,12 +394,6 @@ class Variable(metaclass=VariableMetaclass):
         raise RuntimeError("`var **= value` with `tf.Variable`s is not supported. Use "
                            "`var.assign(var ** value)` to modify the variable, or "
                            "`out = var ** value` if you need to get a new output Tensor.")
-
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        return math_ops.tensor_equals(self.value(), other)
-
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return math_ops.tensor_equals(self.value(), other, negate=True)
 
     def __neg__(self) -> torch.Tensor:
         return math_ops.negative(self.value())
@@ -526,23 +433,7 @@ class Variable(metaclass=VariableMetaclass):
         return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
 
 
-def _tensor_operators() -> dict:
-    """The torch functions `tensor <op> variable` reaches -> TF's op for the operator.
-
-    torch reports `t + v` as `Tensor.add` (not `__add__`), so the method form
-    `t.add(v)` follows TF's rules too; `torch.add(t, v)` keeps torch's.
-    """
-    table = {"add": math_ops.add, "sub": math_ops.subtract,
-             "div": math_ops.truediv, "__floordiv__": math_ops.floordiv,
-             "remainder": math_ops.floormod, "__pow__": math_ops.pow, "matmul": math_ops.matmul,
-             "lt": math_ops.less, "le": math_ops.less_equal, "gt": math_ops.greater,
-             "ge": math_ops.greater_equal, "eq": math_ops.tensor_equals,
-             "ne": lambda x, y: math_ops.tensor_equals(x, y, negate=True),
-             "__and__": _and, "__or__": _or, "__xor__": _xor, "mul": _mul}
-    return {getattr(torch.Tensor, name): fn for name, fn in table.items()}
-
-
-_TENSOR_OPERATORS = _tensor_operators()
+operators.install(Variable)
 
 
 def _abstract(self: Any, prop: str) -> Any:
@@ -555,11 +446,18 @@ def _slice_assigner(var: Variable, key: Any, value: Any, use_locking: Any = None
 
 
 def _to_numpy(t: torch.Tensor) -> Any:
-    """A new numpy array of `t` (a numpy scalar for 0-d, as TF's `numpy()`)."""
+    """A new numpy array of `t` (a numpy scalar for 0-d, as TF's `numpy()`).
+
+    One copy: the move to the host (bfloat16 widened on the way, numpy has
+    none) is already a new buffer; a host tensor is copied out of its storage.
+    """
     t = t.detach()
-    if t.dtype is torch.bfloat16:
-        t = t.float()
-    arr = np.array(t.cpu().resolve_conj().resolve_neg().numpy(), copy=True)
+    fresh = t.dtype is torch.bfloat16 or t.device.type != "cpu"
+    if fresh:
+        t = t.to(device="cpu", dtype=torch.float32 if t.dtype is torch.bfloat16 else t.dtype)
+    if t.is_conj() or t.is_neg():
+        t, fresh = t.resolve_conj().resolve_neg(), True
+    arr = t.numpy() if fresh else t.numpy().copy()
     return arr[()] if arr.ndim == 0 else arr
 
 

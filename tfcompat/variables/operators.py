@@ -1,0 +1,200 @@
+"""TF's binary operators for variables, both sides, from one table.
+
+`variable <op> x` (the dunders installed on `Variable`), `x <op> variable`
+(the reflected dunders) and `tensor <op> variable` (which torch routes to
+`Variable.__torch_function__` as `Tensor.add`, `Tensor.mul`, ...) all follow
+TF's rules: no dtype promotion, Python values converted to the variable's
+dtype, `int / int` is float64. Each row of `OPERATORS` names the TF op once;
+the three entry points are generated from it, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable, NamedTuple, Optional
+
+import numpy as np
+import torch
+
+from ..framework import dtypes
+from ..framework.tensor_conversion import convert_to_tensor
+from ..ops import _dispatch, math_ops
+
+__all__ = ["OPERATORS", "TENSOR_OPERATORS", "install"]
+
+_NUMERIC = _dispatch.NUMERIC
+_FLOATING = _dispatch.FLOATS | _dispatch.COMPLEX
+_ALL = _NUMERIC | {torch.bool}
+
+
+def _logical(op: str, fn: Any) -> Callable[[Any, Any], Any]:
+    def logical(x: torch.Tensor, y: Any) -> torch.Tensor:
+        xt, yt = _dispatch.matched(op, x, y)
+        return _dispatch.run(fn, xt, yt)
+    return logical
+
+
+def _bitwise_or_logical(logical: Callable, bitwise: Callable) -> Callable[[Any, Any], Any]:
+    """TF's `&`, `|`, `^`: logical on bool tensors, bitwise on integers."""
+    def op(x: Any, y: Any) -> Any:
+        xt = convert_to_tensor(x)
+        return (logical if xt.dtype is torch.bool else bitwise)(xt, y)
+    return op
+
+
+_and = _bitwise_or_logical(_logical("LogicalAnd", torch.logical_and), math_ops.bitwise_and)
+_or = _bitwise_or_logical(_logical("LogicalOr", torch.logical_or), math_ops.bitwise_or)
+# TF computes x ^ y as (x | y) & ~(x & y): its first op, LogicalOr, names the error.
+_xor = _bitwise_or_logical(_logical("LogicalOr", torch.logical_xor), math_ops.bitwise_xor)
+
+
+def _bool_product(xt: torch.Tensor, y: Any) -> torch.Tensor:
+    as_int = math_ops.multiply(math_ops.cast(xt, dtypes.int32), math_ops.cast(y, dtypes.int32))
+    return math_ops.cast(as_int, dtypes.bool)
+
+
+def _mul(x: Any, y: Any) -> Any:
+    """TF's `*`: a bool `x`, or a bool *tensor* `y`, makes it an int32 product cast to bool.
+
+    A bool variable on the right does not (`float_tensor * bool_variable` is
+    TF's dtype error, while `bool_variable * float_tensor` is bool): TF's
+    operator looks at `y`'s dtype only when `y` is a tensor.
+    """
+    xt = convert_to_tensor(x)
+    if xt.dtype is torch.bool or (isinstance(y, torch.Tensor) and y.dtype is torch.bool):
+        return _bool_product(xt, y)
+    return math_ops.multiply(xt, y)
+
+
+def _mul_by_variable(x: Any, y: torch.Tensor) -> Any:
+    """`x * variable`, given the variable's value `y`: only `x`'s dtype picks the bool rule."""
+    xt = convert_to_tensor(x)
+    if xt.dtype is torch.bool:
+        return _bool_product(xt, y)
+    return math_ops.multiply(xt, y)
+
+
+def _not_equal(x: Any, y: Any) -> Any:
+    return math_ops.tensor_equals(x, y, negate=True)
+
+
+class _Operator(NamedTuple):
+    """One binary operator of TF's tensors, for both sides of a variable.
+
+    `fn` is the TF op (`fn(x, y)`). `torch_fn` is a shortcut for the common
+    case TF's rules pass unchanged (two tensors of one dtype in `allowed`),
+    so `v + x` and `x + v` cost about what torch's `t + x` does. `by_variable`
+    replaces `fn` when the right operand was a variable (read to a tensor)
+    where TF treats that differently (only `*`). `tensor_methods` are the
+    `torch.Tensor` methods `tensor <op> variable` reaches `__torch_function__`
+    as (torch reports `t + v` as `Tensor.add`).
+    """
+    dunder: str
+    fn: Callable[[Any, Any], Any]
+    reflected: bool
+    tensor_methods: tuple
+    torch_fn: Any = None
+    allowed: frozenset = frozenset()
+    by_variable: Optional[Callable[[Any, Any], Any]] = None
+
+
+OPERATORS = (
+    _Operator("add", math_ops.add, True, ("add",), torch.add, _NUMERIC),
+    _Operator("sub", math_ops.subtract, True, ("sub",), torch.sub, _NUMERIC),
+    _Operator("mul", _mul, True, ("mul",), torch.mul, _NUMERIC, _mul_by_variable),
+    _Operator("truediv", math_ops.truediv, True, ("div",), torch.div, _FLOATING),
+    _Operator("floordiv", math_ops.floordiv, True, ("__floordiv__",)),
+    _Operator("mod", math_ops.floormod, True, ("remainder",)),
+    _Operator("pow", math_ops.pow, True, ("__pow__",)),
+    _Operator("matmul", math_ops.matmul, True, ("matmul",)),
+    _Operator("lt", math_ops.less, False, ("lt",), torch.lt, _dispatch.REAL),
+    _Operator("le", math_ops.less_equal, False, ("le",), torch.le, _dispatch.REAL),
+    _Operator("gt", math_ops.greater, False, ("gt",), torch.gt, _dispatch.REAL),
+    _Operator("ge", math_ops.greater_equal, False, ("ge",), torch.ge, _dispatch.REAL),
+    _Operator("eq", math_ops.tensor_equals, False, ("eq",), torch.eq, _ALL),
+    _Operator("ne", _not_equal, False, ("ne",), torch.ne, _ALL),
+    _Operator("and", _and, True, ("__and__",)),
+    _Operator("or", _or, True, ("__or__",)),
+    _Operator("xor", _xor, True, ("__xor__",)),
+)
+
+
+def _forward(op: _Operator) -> Callable[[Any, Any], Any]:
+    """`variable <op> other` through the TF op.
+
+    As TF's operator wrapper: when the op rejects `other` with a TypeError or
+    ValueError, `other`'s reflected operator gets a chance (a NumPy array
+    computes `array.__rtruediv__(tensor)`), else the original error stands.
+    """
+    fn, torch_fn, allowed = op.fn, op.torch_fn, op.allowed
+    reflected_name = f"__r{op.dunder}__" if op.reflected else None
+
+    def forward(self: Any, other: Any) -> Any:
+        x = self.value()
+        if (torch_fn is not None and type(other) is torch.Tensor and other.dtype is x.dtype
+                and x.dtype in allowed):
+            try:
+                return torch_fn(x, other)
+            except RuntimeError:
+                pass  # devices differ, shapes don't broadcast...: the TF op says it properly
+        try:
+            return fn(x, other)
+        except (TypeError, ValueError):
+            reflected = getattr(other, reflected_name, None) if reflected_name else None
+            if reflected is not None and not isinstance(other, (torch.Tensor, numbers.Number)):
+                # NumPy would defer back to torch's reflected operator; give it an array.
+                from .variable import _to_numpy  # (variable.py imports this module)
+                out = reflected(_to_numpy(x) if isinstance(other, np.ndarray) else x)
+                if out is not NotImplemented:
+                    return out
+            raise
+    forward.__name__ = f"__{op.dunder}__"
+    return forward
+
+
+def _reflected(op: _Operator) -> Callable[[Any, Any], Any]:
+    """`other <op> variable` when `other` did not handle it: TF's reflected operator.
+
+    A torch tensor only lands here when torch turned the TF op's TypeError
+    into NotImplemented; running the op with the tensor first restores TF's
+    error. Other values are converted to the variable's dtype, as TF does.
+    """
+    fn = op.by_variable or op.fn
+
+    def backward(self: Any, other: Any) -> Any:
+        x = self.value()
+        if isinstance(other, torch.Tensor):
+            return fn(other, x)
+        return fn(convert_to_tensor(other, dtype=dtypes.from_torch(x.dtype)), x)
+    backward.__name__ = f"__r{op.dunder}__"
+    return backward
+
+
+def _tensor_side(op: _Operator) -> Callable[[torch.Tensor, Any], Any]:
+    """`tensor <op> variable`, reached from `__torch_function__`: the variable is read first."""
+    fn, torch_fn, allowed = op.by_variable or op.fn, op.torch_fn, op.allowed
+
+    def tensor_op(t: torch.Tensor, var: Any) -> Any:
+        y = var.value()
+        if (torch_fn is not None and type(t) is torch.Tensor and t.dtype is y.dtype
+                and y.dtype in allowed):
+            try:
+                return torch_fn(t, y)
+            except RuntimeError:
+                pass
+        return fn(t, y)
+    return tensor_op
+
+
+# torch function -> `tensor <op> variable`. The method forms (`t.add(v)`, `t.div(v)`) are the
+# same functions, so they follow TF's rules too; `torch.add(t, v)` keeps torch's.
+TENSOR_OPERATORS = {getattr(torch.Tensor, name): _tensor_side(op)
+                    for op in OPERATORS for name in op.tensor_methods}
+
+
+def install(cls: type) -> None:
+    """Give `cls` (the `Variable` base) every operator of the table, and its reflection."""
+    for op in OPERATORS:
+        setattr(cls, f"__{op.dunder}__", _forward(op))
+        if op.reflected:
+            setattr(cls, f"__r{op.dunder}__", _reflected(op))
