@@ -44,6 +44,7 @@ class _Context:
 class _ContextStack(threading.local):
     def __init__(self) -> None:
         self.stack: list = []
+        self.global_scope: Optional[contextlib.AbstractContextManager] = None  # experimental_set_strategy
 
 
 _contexts = _ContextStack()
@@ -61,7 +62,12 @@ def _enter(context: _Context) -> Iterator[None]:
     try:
         yield
     finally:
-        _contexts.stack.pop()
+        # Usually the top; `experimental_set_strategy` may exit its scope from inside another.
+        stack = _contexts.stack
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is context:
+                del stack[i]
+                break
 
 
 def get_strategy() -> "Strategy":
@@ -90,13 +96,22 @@ def get_cross_replica_context() -> Optional["Strategy"]:
 
 
 def experimental_set_strategy(strategy: Optional["Strategy"]) -> None:
-    """Enter `strategy.scope()` for the rest of this thread's program (None exits it)."""
-    if _contexts.stack and getattr(_contexts.stack[0], "_global", False):
-        _contexts.stack.pop(0)
+    """Enter `strategy.scope()` for the rest of this thread's program; None leaves it.
+
+    As TF: a strategy set before is left first, and setting one (or None)
+    inside a strategy's scope or `run` is a `RuntimeError`. Entering another
+    strategy's scope while one is set is the usual "mixing" error.
+    """
+    previous = _contexts.global_scope
+    if previous is not None:
+        _contexts.global_scope = None
+        previous.__exit__(None, None, None)
+    if has_strategy():
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
     if strategy is not None:
-        ctx = _Context(strategy, None)
-        ctx._global = True  # type: ignore[attr-defined]
-        _contexts.stack.insert(0, ctx)
+        scope = strategy.scope()
+        scope.__enter__()
+        _contexts.global_scope = scope
 
 
 class ReplicaContext:
@@ -188,9 +203,11 @@ class StrategyExtended:
         `fn(pairs)` receives the pairs for one device, so an optimizer can
         run one multi-tensor kernel per device instead of one op per
         variable. A strategy with several replicas calls `fn` once per
-        replica device with that device's variable components.
+        replica device with that device's variable components. The pairs
+        travel as a tuple: the default implementation hands the caller's
+        own tuple to `fn` (which may recognise it).
         """
-        return self._batch_update(list(var_grad_pairs), fn)
+        return self._batch_update(tuple(var_grad_pairs), fn)
 
     def update_non_slot(self, colocate_with: Any, fn: Callable[..., Any], args: tuple = (),
                         kwargs: Optional[dict] = None, group: bool = True) -> Any:
@@ -239,11 +256,20 @@ class Strategy:
 
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
-        """Enter this strategy's cross-replica context (variable creation goes through it)."""
-        current = _current().strategy
-        if current is not self and current is not _default_strategy():
-            raise ValueError("Mixing different tf.distribute.Strategy objects: "
-                             f"{current.strategy!r} is already in scope.")
+        """Enter this strategy's cross-replica context (variable creation goes through it).
+
+        As TF, with a `RuntimeError`: inside another strategy's scope
+        ("Mixing different tf.distribute.Strategy objects"), and inside this
+        strategy's `run` (replica context: use `merge_call`).
+        """
+        current = _current()
+        if current.strategy is not _default_strategy():
+            if current.strategy is not self:
+                raise RuntimeError("Mixing different tf.distribute.Strategy objects: "
+                                   f"{current.strategy} is not {self}")
+            if current.replica_context is not None:
+                raise RuntimeError("Method requires being in cross-replica context, use "
+                                   "get_replica_context().merge_call()")
         with _enter(_Context(self, None)), self._creator_scope():
             yield self
 
@@ -281,7 +307,10 @@ class _DefaultDistributionStrategy(Strategy):
 
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
-        # As TF: the default strategy's scope stays in (default) replica context.
+        # As TF: the default strategy's scope stays in (default) replica context, and
+        # may not be entered inside another strategy's.
+        if has_strategy():
+            raise RuntimeError("Must not nest tf.distribute.Strategy scopes.")
         yield self
 
 

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
+import os
+import struct
+import traceback
 
 import numpy as np
 import pytest
@@ -28,7 +32,8 @@ import tfcompat as tf
 from tfcompat.keras.optimizers import multi_tensor
 from tfcompat.keras.optimizers.optimizer_v2 import OptimizerV2
 
-from optimizer_info import ALL_CONFIGS, INFO_BY_NAME, HyperRange, build, config_id, to_numpy, tolerance
+from optimizer_info import (ALL_CONFIGS, INFO_BY_NAME, OPTIMIZER_INFOS, HyperRange, build, config_id,
+                            to_numpy, tolerance)
 
 CONFIG_IDS = [config_id(p) for p in ALL_CONFIGS]
 
@@ -393,3 +398,243 @@ def test_rotating_variable_lists(name):
                 opt.apply_gradients(zip(grads, [variables[i] for i in idx]))
         results.append((opt, variables))
     _assert_same(info, *results, f"{name} rotating lists")
+
+
+# ---------------------------------------------------------------------------
+# tensor hyperparameters are mirrored too
+# ---------------------------------------------------------------------------
+
+TENSOR_HYPERS = [  # (optimizer, kwargs, hyperparameter given as a tensor, value written later)
+    ("SGD", {"learning_rate": 0.1, "momentum": 0.9}, "momentum", 0.5),
+    ("Adam", {"beta_1": 0.9}, "beta_1", 0.8),
+    ("Adam", {"beta_2": 0.999}, "beta_2", 0.99),
+    ("Adamax", {"beta_1": 0.9}, "beta_1", 0.7),
+    ("RMSprop", {"momentum": 0.5, "rho": 0.9}, "rho", 0.8),
+    ("RMSprop", {"momentum": 0.5}, "momentum", 0.25),
+    ("Ftrl", {"l1_regularization_strength": 0.01}, "l1_regularization_strength", 0.05),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,hyper,new", TENSOR_HYPERS,
+                         ids=[f"{n}-{h}" for n, _, h, _ in TENSOR_HYPERS])
+def test_tensor_hyperparameters_are_read_once_per_write(name, kwargs, hyper, new, host_reads):
+    """`SGD(momentum=torch.tensor(0.9))`: the fast path mirrors the tensor like a variable
+    hyperparameter (keyed by the tensor and its version), instead of a conversion per step."""
+    init, steps = _problem()
+    info = INFO_BY_NAME[name]
+    tensors = []
+
+    def make(multi):
+        t = torch.tensor(kwargs[hyper])
+        tensors.append(t)
+        return build(info, {**kwargs, hyper: t}, multi_tensor=multi)
+
+    per_step = []
+
+    def between(k, opt, variables):
+        per_step.append({key: n for key, n in host_reads.items() if key[0] == hyper})
+        host_reads.clear()
+        if k == 2:
+            for t in tensors:
+                t.fill_(new)  # an in-place write by the user
+
+    fast_opt = make(True)
+    fast_vars = _variables(init)
+    for k, grads in enumerate(steps):
+        between(k, fast_opt, fast_vars)
+        _apply(fast_opt, fast_vars, grads)
+    between(len(steps), fast_opt, fast_vars)
+    keys = {(hyper, torch.float32), (hyper, torch.float64)}
+    # per_step[k] holds the reads of step k - 1
+    assert per_step[1] == dict.fromkeys(keys, 1), per_step
+    assert per_step[2] == {}, per_step
+    assert per_step[3] == dict.fromkeys(keys, 1), per_step  # the write is seen, once
+    assert per_step[4] == {}, per_step
+    slow_opt = make(False)
+    slow_vars = _variables(init)
+    for k, grads in enumerate(steps):
+        if k == 2:
+            tensors[-1].fill_(new)
+        _apply(slow_opt, slow_vars, grads)
+    _assert_same(info, (fast_opt, fast_vars), (slow_opt, slow_vars), f"{name} {hyper} tensor")
+
+
+# ---------------------------------------------------------------------------
+# no scalar traffic between host and device in a step
+# ---------------------------------------------------------------------------
+
+_SCALAR_BUILDERS = ("tensor", "as_tensor", "from_numpy")
+_HOST_READS = ("__float__", "__int__", "__bool__", "__index__", "item", "tolist", "numpy")
+
+
+def _origin() -> str:
+    """The innermost tfcompat frame of the current stack (where a counted call came from)."""
+    for frame in reversed(traceback.extract_stack()[:-2]):
+        if f"{os.sep}tfcompat{os.sep}" in frame.filename:
+            return f"{frame.filename.split(os.sep + 'tfcompat' + os.sep)[-1]}:{frame.lineno}"
+    return "?"
+
+
+@pytest.fixture
+def scalar_traffic(monkeypatch):
+    """Counts, while `scalar_traffic.on` is set, tensors built from host data (`torch.tensor`,
+    ...: a blocking host-to-device copy on an accelerator) and device values read on the host
+    (`float(t)`, `t.item()`, ...: a sync), by (function, tfcompat origin)."""
+    counts: collections.Counter = collections.Counter()
+    counts.on = False
+
+    def counting(name, fn):
+        def wrapper(*args, **kwargs):
+            if counts.on:
+                counts[(name, _origin())] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    for name in _SCALAR_BUILDERS:
+        monkeypatch.setattr(torch, name, counting(f"torch.{name}", getattr(torch, name)))
+    for name in _HOST_READS:
+        monkeypatch.setattr(torch.Tensor, name, counting(f"Tensor.{name}", getattr(torch.Tensor, name)))
+    return counts
+
+
+SCHEDULES = {
+    "exponential": lambda: tf.keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5),
+    "piecewise": lambda: tf.keras.optimizers.schedules.PiecewiseConstantDecay([1, 3], [0.1, 0.05, 0.01]),
+    "polynomial": lambda: tf.keras.optimizers.schedules.PolynomialDecay(0.1, 4, cycle=True),
+    "inverse_time": lambda: tf.keras.optimizers.schedules.InverseTimeDecay(0.1, 2, 0.5),
+    "cosine": lambda: tf.keras.optimizers.schedules.CosineDecay(0.1, 4),
+    "cosine_warmup": lambda: tf.keras.optimizers.schedules.CosineDecay(0.1, 4, warmup_target=0.2,
+                                                                         warmup_steps=2),
+    "cosine_restarts": lambda: tf.keras.optimizers.schedules.CosineDecayRestarts(0.1, 2),
+}
+TRAFFIC_CASES = ([(info, cfg.kwargs, config_id((info, cfg))) for info, cfg in ALL_CONFIGS]
+                 + [(info, {**info.typical_kwargs(), "decay": 0.1}, f"{info.name}/decay")
+                    for info in OPTIMIZER_INFOS if info.supports_decay]
+                 + [(INFO_BY_NAME[name], {"learning_rate": schedule}, f"{name}/{key}")
+                    for name in ("SGD", "Adam") for key, schedule in SCHEDULES.items()])
+
+
+@pytest.mark.parametrize("info,kwargs,case_id", TRAFFIC_CASES, ids=[c for _, _, c in TRAFFIC_CASES])
+def test_steps_copy_no_scalars_between_host_and_device(info, kwargs, case_id, scalar_traffic):
+    """After the first step, a step builds no tensor from a Python number and reads no device
+    value on the host (constants such as epsilon are built once; host floats are mirrored)."""
+    init, steps = _problem()
+    kwargs = {k: v() if callable(v) and k == "learning_rate" else v for k, v in kwargs.items()}
+    opt = build(info, kwargs)
+    variables = _variables(init)
+    grads = [[torch.from_numpy(g) for g in step] for step in steps]
+    opt.apply_gradients(zip(grads[0], variables))
+    scalar_traffic.on = True
+    for step in grads[1:]:
+        opt.apply_gradients(zip(step, variables))
+    scalar_traffic.on = False
+    assert dict(scalar_traffic) == {}
+
+
+# ---------------------------------------------------------------------------
+# coefficients only some paths read are computed only when read
+# ---------------------------------------------------------------------------
+
+DEFERRED = [  # (optimizer, kwargs, entries the multi-tensor step must not compute, entries that no longer exist)
+    ("Adam", {}, ("lr", "beta_1_power", "beta_2_power", "epsilon", "one_minus_beta_1_t"), ()),
+    ("Adamax", {}, ("one_minus_beta_1_t", "neg_scaled_lr"), ()),
+    ("RMSprop", {"momentum": 0.5}, ("one_minus_rho", "neg_lr_t"), ()),
+    ("RMSprop", {"centered": True}, ("neg_lr_t",), ()),
+    ("Nadam", {}, ("neg_lr_t",), ("m_t",)),
+    ("Adagrad", {}, (), ("neg_lr_t",)),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,deferred,gone", DEFERRED,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}"
+                              for n, kw, _, _ in DEFERRED])
+def test_multi_tensor_steps_skip_coefficients_they_do_not_read(name, kwargs, deferred, gone, monkeypatch):
+    info = INFO_BY_NAME[name]
+    seen = []
+    fast = info.cls._multi_tensor_apply_dense
+
+    def spy(self, group, coefficients):
+        seen.append(coefficients)
+        return fast(self, group, coefficients)
+
+    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
+    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    init, steps = _problem()
+    opt = build(info, kwargs)
+    variables = _variables(init)
+    for grads in steps[:2]:
+        _apply(opt, variables, grads)
+    assert seen
+    for coefficients in seen:
+        computed = set(dict.keys(coefficients))
+        assert not computed & set(deferred), computed & set(deferred)
+        for key in deferred:  # still there for the per-variable rules
+            assert key in coefficients
+        for key in gone:
+            assert key not in coefficients
+
+
+def test_coefficients_run_deferred_work_in_order_and_only_as_far_as_needed():
+    c = multi_tensor.Coefficients()
+    calls = []
+    c["a"] = 1
+    c.defer(lambda: calls.append("b") or {"b": 2})
+    c.defer(lambda: calls.append("c") or {"c": 3})
+    assert c["a"] == 1 and calls == []
+    assert c["b"] == 2 and calls == ["b"]
+    assert c.get("b") == 2 and calls == ["b"]
+    assert "c" in c and calls == ["b", "c"]
+    assert "d" not in c and c.get("d", 4) == 4
+    with pytest.raises(KeyError):
+        c["d"]
+
+
+# ---------------------------------------------------------------------------
+# cached constants round exactly as building them each step did
+# ---------------------------------------------------------------------------
+
+_BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32,
+         torch.float64: torch.int64}
+
+
+def _constant_values():
+    rs = np.random.RandomState(11)
+    special = [0.0, -0.0, 1.0, 0.1, 1e-7, 1e-8, 0.9, 0.999, 1 / 3, math.pi, 65504.0, 65520.0, 70000.0,
+               5e-324, 1e-40, 1e-45, 3.4028235e38, 3.5e38, 1e300, float("inf"), float("-inf"), float("nan"),
+               0.5 + 2 ** -12, 1 + 2 ** -11 + 2 ** -30, 2, 0, -3]
+    return special + list(rs.uniform(-1, 1, 200) * 10.0 ** rs.randint(-30, 30, 200))
+
+
+def _same_bits(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and bool((a.view(_BITS[a.dtype]) == b.view(_BITS[b.dtype])).all())
+
+
+@pytest.mark.parametrize("dtype", list(_BITS), ids=str)
+def test_cached_constants_round_as_torch_tensor(dtype):
+    cpu = torch.device("cpu")
+    for value in _constant_values():
+        t = multi_tensor.scalar(value, dtype, cpu)
+        assert t is multi_tensor.scalar(value, dtype, cpu)  # built once
+        assert t.device == cpu
+        assert _same_bits(t, torch.tensor(value, dtype=dtype)), (value, t)
+        via = multi_tensor.scalar(value, dtype, cpu, via=torch.float32)
+        assert _same_bits(via, torch.tensor(value, dtype=torch.float32).to(dtype)), (value, via)
+        for got, want in (
+                (multi_tensor.host_value(value, dtype), float(torch.tensor(value, dtype=dtype).to(torch.float64))),
+                (multi_tensor.round_to(value, dtype),
+                 float(torch.tensor(value, dtype=torch.float32).to(dtype).to(torch.float64))),
+                (multi_tensor.one_minus(value, dtype),
+                 float((torch.ones((), dtype=dtype) - torch.tensor(value, dtype=dtype)).to(torch.float64)))):
+            assert struct.pack("<d", got) == struct.pack("<d", want) or (math.isnan(got) and math.isnan(want)), \
+                (value, got, want)
+
+
+def test_cached_constants_keep_the_sign_of_zero():
+    cpu = torch.device("cpu")
+    for first, second in ((0.0, -0.0), (-0.0, 0.0)):
+        multi_tensor.scalar(first, torch.float32, cpu)
+        assert math.copysign(1.0, float(multi_tensor.scalar(second, torch.float32, cpu))) == math.copysign(1.0, second)
+        multi_tensor.round_to(first, torch.float32)
+        assert math.copysign(1.0, multi_tensor.round_to(second, torch.float32)) == math.copysign(1.0, second)
+        multi_tensor.host_value(first, torch.float64)
+        assert math.copysign(1.0, multi_tensor.host_value(second, torch.float64)) == math.copysign(1.0, second)

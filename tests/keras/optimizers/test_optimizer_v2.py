@@ -572,6 +572,178 @@ def test_error_messages():
     assert str(err.value).startswith("Cannot use a constraint function on a sparse variable. Received: grad=")
 
 
+# ---------------------------------------------------------------------------
+# what the transformations hand on is validated too
+# ---------------------------------------------------------------------------
+
+
+def _bad_second_gradient(kind, armed=(True,)):
+    """A map over (gradient, variable) pairs that spoils the second gradient (`kind`) while
+    `armed` is non-empty."""
+    def spoil(grads_and_vars):
+        if not armed:
+            return list(grads_and_vars)
+        out = []
+        for i, (g, v) in enumerate(grads_and_vars):
+            if i == 1:
+                g = {"dtype": lambda g: g.to(torch.float64),
+                     "shape": lambda g: g[:1],
+                     "sparse_rows": lambda g: tf.IndexedSlices(g[:, :2], torch.tensor([0, 1])),
+                     "sparse_out_of_range": lambda g: tf.IndexedSlices(g, torch.tensor([0, 5]))}[kind](g)
+            out.append((g, v))
+        return out
+    return spoil
+
+
+def _via_transformer(info, kwargs, spoil):
+    return info.cls(**kwargs, gradient_transformers=[spoil])
+
+
+def _via_aggregator(info, kwargs, spoil):
+    return info.cls(**kwargs, gradient_aggregator=spoil)
+
+
+def _via_subclass(info, kwargs, spoil):
+    class Spoiling(info.cls):
+        def _transform_gradients(self, grads_and_vars):
+            return spoil(super()._transform_gradients(grads_and_vars))
+
+    return Spoiling(**kwargs)
+
+
+TRANSFORM_HOOKS = {"gradient_transformers": _via_transformer, "gradient_aggregator": _via_aggregator,
+                   "subclass": _via_subclass}
+
+
+@pytest.mark.parametrize("kind", ["dtype", "shape", "sparse_rows", "sparse_out_of_range"])
+@pytest.mark.parametrize("hook", list(TRANSFORM_HOOKS))
+@pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_transformed_gradients_are_validated_before_anything_changes(info, multi, hook, kind):
+    """A gradient the aggregator, a transformer or a subclass hook spoils is TF's
+    `InvalidArgumentError` (TF's kernels reject it), raised before any variable, slot or
+    weight (Nadam's momentum cache) changes, with the message a bad input gradient gets."""
+    variables = _vars()
+    good = build(info, info.typical_kwargs(), multi_tensor=multi)
+    armed: list = []
+    spoiled = TRANSFORM_HOOKS[hook](info, info.typical_kwargs(), _bad_second_gradient(kind, armed))
+    spoiled.use_multi_tensor = multi
+    spoiled.apply_gradients(zip(_grads(variables), variables))  # untouched: slots exist afterwards
+    before = _snapshot(spoiled, variables)
+    hypers = {k: to_numpy(getattr(spoiled, k)).copy() for k in info.hypers}
+    armed.append(True)
+    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+        spoiled.apply_gradients(zip(_grads(variables, seed=2), variables))
+    _assert_unchanged(before, spoiled, variables)
+    for k, val in hypers.items():
+        np.testing.assert_array_equal(to_numpy(getattr(spoiled, k)), val)
+    # the same words as for a bad gradient passed in directly
+    bad = _bad_second_gradient(kind)(list(zip(_grads(variables, seed=2), variables)))
+    with pytest.raises(tf.errors.InvalidArgumentError) as direct:
+        good.apply_gradients(bad)
+    assert str(err.value) == str(direct.value)
+    # and the optimizer still works afterwards
+    armed.clear()
+    spoiled.apply_gradients(zip(_grads(variables, seed=3), variables))
+    assert int(spoiled.iterations.numpy()) == 2
+
+
+def test_transformed_gradient_error_messages():
+    v0, v1 = _vars()
+    opt = keras_optimizers.Adam(0.1, gradient_transformers=[_bad_second_gradient("shape")])
+    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+        opt.apply_gradients([(torch.ones(3), v0), (torch.ones(2, 3), v1)])
+    assert "var and grad do not have the same shape[2, 3] [1, 3]" in str(err.value)
+    opt = keras_optimizers.SGD(0.1, gradient_transformers=[_bad_second_gradient("dtype")])
+    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+        opt.apply_gradients([(torch.ones(3), v0), (torch.ones(2, 3), v1)])
+    assert "The gradient of var1:0 has dtype float64, the variable float32" in str(err.value)
+    np.testing.assert_array_equal(to_numpy(v0), to_numpy(_vars()[0]))
+
+
+@pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
+def test_fused_adam_rejects_a_short_gradient_from_a_transformer(multi):
+    """The reviewer's case: a shape-[1] gradient for a shape-[2] variable used to update only
+    element 0 under the fused kernel, silently."""
+    v = tf.Variable([1.0, 2.0])
+    opt = keras_optimizers.Adam(0.1, gradient_transformers=[lambda gv: [(g[:1], v) for g, v in gv]])
+    opt.use_multi_tensor = multi
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        opt.apply_gradients([(torch.ones(2), v)])
+    np.testing.assert_array_equal(to_numpy(v), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_transformer_outputs_are_converted_like_inputs(info, multi):
+    """A transformer may return numpy arrays or lists: they are converted as input gradients are."""
+    a_vars, b_vars = _vars(), _vars()
+    a = build(info, info.typical_kwargs(), multi_tensor=multi)
+    b = TRANSFORM_HOOKS["gradient_transformers"](
+        info, info.typical_kwargs(), lambda gv: [(to_numpy(g).tolist() if i else to_numpy(g), v)
+                                                 for i, (g, v) in enumerate(gv)])
+    b.use_multi_tensor = multi
+    for seed in range(2):
+        a.apply_gradients(zip(_grads(a_vars, seed=seed), a_vars))
+        b.apply_gradients(zip(_grads(b_vars, seed=seed), b_vars))
+    for x, y in zip(a_vars, b_vars):
+        np.testing.assert_array_equal(to_numpy(x), to_numpy(y))
+
+
+@pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
+def test_transformer_may_drop_or_reorder_variables(multi):
+    v0, v1 = _vars()
+    start0, start1 = to_numpy(v0).copy(), to_numpy(v1).copy()
+    opt = keras_optimizers.SGD(0.5, gradient_transformers=[lambda gv: [gv[1]]])
+    opt.use_multi_tensor = multi
+    opt.apply_gradients([(torch.ones(3), v0), (torch.ones(2, 3), v1)])
+    np.testing.assert_array_equal(to_numpy(v0), start0)
+    np.testing.assert_allclose(to_numpy(v1), start1 - 0.5)
+    opt.gradient_transformers = [lambda gv: list(reversed(gv))]
+    opt.apply_gradients([(torch.ones(3), v0), (torch.ones(2, 3), v1)])
+    np.testing.assert_allclose(to_numpy(v0), start0 - 0.5)
+    np.testing.assert_allclose(to_numpy(v1), start1 - 1.0)
+
+
+def test_empty_grads_and_vars_creates_weights_and_counts_no_step():
+    """TF: `apply_gradients([])` creates `iterations` and returns a no-op (None in eager)."""
+    opt = keras_optimizers.Adam()
+    assert opt.apply_gradients([]) is None
+    assert [w.name for w in opt.weights] == ["Adam/iter:0"]
+    assert int(opt.iterations.numpy()) == 0
+
+
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_a_variable_listed_twice_is_updated_twice(info):
+    """Both paths apply both gradients, in order, with the call's coefficients."""
+    results = []
+    for multi in PATHS:
+        v, w = _vars()
+        opt = build(info, info.typical_kwargs(), multi_tensor=multi)
+        g1, g2 = _grads([v, v], seed=4)
+        for _ in range(2):
+            opt.apply_gradients([(g1, v), (torch.ones(2, 3), w), (g2, v)])
+        results.append((to_numpy(v).copy(), to_numpy(w).copy()))
+    for x, y in zip(*results):
+        np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-7)
+    v = tf.Variable([1.0, 2.0])
+    keras_optimizers.SGD(0.5).apply_gradients([(torch.tensor([1.0, 2.0]), v), (torch.tensor([4.0, 8.0]), v)])
+    np.testing.assert_array_equal(to_numpy(v), [1.0 - 0.5 - 2.0, 2.0 - 1.0 - 4.0])
+
+
+@pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
+def test_a_variable_whose_shape_changes_between_steps(multi):
+    """The step plan caches a variable's dtype and device, not its shape."""
+    v = tf.Variable(np.ones(2, np.float32), shape=tf.TensorShape(None), name="free")
+    opt = build("SGD", {"learning_rate": 0.5, "momentum": 0.0}, multi_tensor=multi)
+    opt.apply_gradients([(torch.ones(2), v)])
+    v.assign(np.ones(3, np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        opt.apply_gradients([(torch.ones(2), v)])
+    opt.apply_gradients([(torch.ones(3), v)])
+    np.testing.assert_array_equal(to_numpy(v), [0.5, 0.5, 0.5])
+
+
 @pytest.mark.parametrize("multi", PATHS, ids=PATH_IDS)
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_constraint_applied_after_dense_update(info, multi):

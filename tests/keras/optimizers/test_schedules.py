@@ -220,3 +220,56 @@ def test_all_builtins_reachable():
     assert {e["class_name"] for e in ENTRIES} == {
         "ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay", "CosineDecay",
         "CosineDecayRestarts"}
+
+
+# ---------------------------------------------------------------------------
+# Python-number arguments are cached device constants
+# ---------------------------------------------------------------------------
+
+_BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32,
+         torch.float64: torch.int64, torch.int32: torch.int32, torch.int64: torch.int64, torch.bool: torch.uint8}
+_NUMBERS = [0.1, 0.5, 0.96, 1e-7, 1 / 3, 65520.0, 1e39, -0.0, 2, 0, 1, -3, 1000, 65519, 2 ** 23 + 1,
+            2 ** 24 + 1, 2 ** 40 + 1, True, np.float64(0.1), np.float32(0.3)]
+
+
+def _same(a, b):
+    return (a.dtype == b.dtype and a.device == b.device
+            and bool((a.reshape(()).view(_BITS[a.dtype]) == b.reshape(()).view(_BITS[b.dtype])).all()))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_cached_constants_cast_as_before(dtype):
+    """`_cast` (tf.cast of a constant) gives exactly what building it with numpy each call gave."""
+    like = torch.ones((), dtype=dtype)
+    for value in _NUMBERS:
+        with np.errstate(over="ignore"):
+            numpy_value = np.float32(value) if isinstance(value, float) else value
+            want = torch.tensor(np.asarray(numpy_value).astype(dtypes.from_torch(dtype).as_numpy_dtype))
+            assert _same(schedules._cast(value, like), want), value
+
+
+def test_cached_constants_convert_as_before():
+    """`_initial` / `_converted` give what `convert_to_tensor(value)[.to(...)]` gave."""
+    cpu = torch.device("cpu")
+    for value in _NUMBERS:
+        try:
+            want = tf.convert_to_tensor(value)
+        except ValueError:  # (1e39: not a float32) the same error as before
+            with pytest.raises(ValueError):
+                schedules._initial(value, cpu)
+            continue
+        assert _same(schedules._initial(value, cpu), want), value
+        for dtype in (torch.int64, torch.float32, torch.float64):
+            assert _same(schedules._converted(value, dtype, cpu), want.to(dtype)), (value, dtype)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_results_are_fresh_tensors(entry):
+    """The cached constants never leak out: writing into a result changes no later result."""
+    sched = make(entry)
+    first = sched(entry["steps"][0])
+    again = sched(entry["steps"][0])
+    assert first is not again
+    want = again.clone()
+    first.add_(1)
+    assert torch.equal(sched(entry["steps"][0]), want)

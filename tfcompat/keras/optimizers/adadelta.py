@@ -12,7 +12,6 @@ from typing import Any, Optional
 
 import torch
 
-from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
@@ -41,9 +40,7 @@ class Adadelta(OptimizerV2):
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
         rho = self._get_hyper("rho", var_dtype)
-        c.update(epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
-                                      device=device_lib.current_torch_device()),
-                 rho=rho, one_minus_rho=1 - rho)
+        c.update(epsilon=self._epsilon(var_dtype), rho=rho, one_minus_rho=1 - rho)
 
     def set_weights(self, weights: list) -> None:
         if len(self.weights) == len(weights) + 1:

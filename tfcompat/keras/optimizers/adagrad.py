@@ -46,10 +46,7 @@ class Adagrad(OptimizerV2):
 
     def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
         super()._prepare_local(var_device, var_dtype, apply_state)
-        c = apply_state[(var_device, var_dtype)]
-        c.update(epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
-                                      device=device_lib.current_torch_device()),
-                 neg_lr_t=-c["lr_t"])
+        apply_state[(var_device, var_dtype)]["epsilon"] = self._epsilon(var_dtype)
 
     def set_weights(self, weights: list) -> None:
         # Accept weights saved without the iteration count.
@@ -84,9 +81,9 @@ class Adagrad(OptimizerV2):
         params, grads = group.params(), group.grads
         accs = group.slot("accumulator")
         lr = coefficients["lr_t"]
-        if multi_tensor.fused_available("adagrad", group.device, group.dtype):
+        if group.has_fused("adagrad"):
             step = self._device_step(group.device, 1)  # unused: lr_decay is 0
-            eps = float(coefficients["epsilon"].to(torch.float64))
+            eps = multi_tensor.host_value(self.epsilon, group.dtype)
             torch._fused_adagrad_(params, grads, accs, [step] * len(params),
                                   lr=lr.to(torch.float32) if lr.dtype is not torch.float64 else lr,
                                   lr_decay=0.0, weight_decay=0.0, eps=eps, maximize=False)

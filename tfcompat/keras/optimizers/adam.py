@@ -28,7 +28,7 @@ import torch
 
 from ...framework import device as device_lib
 from . import multi_tensor
-from .optimizer_v2 import OptimizerV2, _cast
+from .optimizer_v2 import OptimizerV2
 
 __all__ = ["Adam"]
 
@@ -64,14 +64,14 @@ class Adam(OptimizerV2):
 
     def _bias_correction(self, var_device: str, var_dtype: Any, lr_t: torch.Tensor) -> dict:
         with device_lib.device(var_device):
-            local_step = _cast(self.iterations + 1, var_dtype)
+            local_step = self._local_step(var_dtype)
             beta_1_t = self._get_hyper("beta_1", var_dtype)
             beta_2_t = self._get_hyper("beta_2", var_dtype)
             beta_1_power = torch.pow(beta_1_t, local_step)
             beta_2_power = torch.pow(beta_2_t, local_step)
             return dict(
                 lr=lr_t * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
-                epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch, device=beta_1_t.device),
+                epsilon=self._epsilon(var_dtype),
                 beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
                 beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
 
@@ -123,8 +123,8 @@ class Adam(OptimizerV2):
         m, v = group.slot("m"), group.slot("v")
         vhat = group.slot("vhat") if self.amsgrad else []
         lr = coefficients["lr_t"]
-        if multi_tensor.fused_available("adam", group.device, dtype) and beta_2 < 1.0:
-            eps = float(torch.tensor(self.epsilon, dtype=dtype)) / math.sqrt(1.0 - beta_2 ** t)
+        if group.has_fused("adam") and beta_2 < 1.0:
+            eps = multi_tensor.host_value(self.epsilon, dtype) / math.sqrt(1.0 - beta_2 ** t)
             step = self._device_step(group.device, t)
             torch._fused_adam_(params, grads, m, v, vhat, [step] * len(params),
                                lr=lr.to(torch.float32) if lr.dtype is not torch.float64 else lr,

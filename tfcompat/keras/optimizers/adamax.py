@@ -13,10 +13,9 @@ from typing import Any, Optional
 
 import torch
 
-from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
-from .optimizer_v2 import OptimizerV2, _cast
+from .optimizer_v2 import OptimizerV2
 
 __all__ = ["Adamax"]
 
@@ -42,15 +41,15 @@ class Adamax(OptimizerV2):
     def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
-        local_step = _cast(self.iterations + 1, var_dtype)
+        local_step = self._local_step(var_dtype)
         beta_1_t = self._get_hyper("beta_1", var_dtype)
-        beta_2_t = self._get_hyper("beta_2", var_dtype)
         beta_1_power = torch.pow(beta_1_t, local_step)
-        c.update(neg_scaled_lr=-c["lr_t"] / (1 - beta_1_power),
-                 epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
-                                      device=device_lib.current_torch_device()),
-                 beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
-                 beta_2_t=beta_2_t)
+        lr_t = c["lr_t"]
+        c.update(epsilon=self._epsilon(var_dtype), beta_1_t=beta_1_t, beta_1_power=beta_1_power,
+                 beta_2_t=self._get_hyper("beta_2", var_dtype))
+        # Only the per-variable rules read these (the multi-tensor path uses a host 1 - beta_1).
+        c.defer(lambda: dict(one_minus_beta_1_t=1 - beta_1_t))
+        c.defer(lambda: dict(neg_scaled_lr=-lr_t / (1 - beta_1_power)))  # sparse only
 
     # -- reference path ---------------------------------------------------------
     def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:

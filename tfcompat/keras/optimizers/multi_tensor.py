@@ -17,15 +17,23 @@ provides the pieces the algorithm files use:
   the source tensor was replaced or written by someone else (torch's
   per-tensor version counter says so), which the optimizer's own steps
   never do.
+* `scalar`, `host_value`, `round_to`, `one_minus`: constants the steps use
+  (epsilon in the variables' dtype, `1 - beta` as a host float), computed
+  once per (value, dtype[, device]) instead of once per step: building a
+  device tensor from a Python number is a blocking host-to-device copy, and
+  the host floats cost CPU tensor arithmetic plus a conversion each.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any, Callable, Optional
 
 import torch
 
-__all__ = ["DenseGroup", "HostScalars", "Coefficients", "fused_available", "deduplicate"]
+__all__ = ["DenseGroup", "HostScalars", "Coefficients", "fused_available", "deduplicate", "scalar",
+           "host_value", "round_to", "one_minus"]
 
 
 class Coefficients(dict):
@@ -34,8 +42,9 @@ class Coefficients(dict):
     `_prepare_local` may `defer(fn)` work that only some update paths read
     (the bias-corrected learning rate of Adam's per-variable rule, say): the
     fused kernels never ask for it, so a fused step launches no kernels to
-    compute it. `fn()` returns a dict of entries; it runs when any missing
-    entry is read, through `[]`, `get` or `in`.
+    compute it. `fn()` returns a dict of entries; deferred functions run in
+    order, as far as needed, when a missing entry is read through `[]`,
+    `get` or `in`.
     """
 
     __slots__ = ("_deferred",)
@@ -47,15 +56,16 @@ class Coefficients(dict):
     def defer(self, fn: Callable[[], dict]) -> None:
         self._deferred.append(fn)
 
-    def _resolve(self) -> None:
-        while self._deferred:
+    def _resolve(self, key: Any) -> bool:
+        """Run deferred functions until `key` is present; whether it is."""
+        while self._deferred and not dict.__contains__(self, key):
             self.update(self._deferred.pop(0)())
+        return dict.__contains__(self, key)
 
     def __missing__(self, key: Any) -> Any:
-        if not self._deferred:
+        if not self._resolve(key):
             raise KeyError(key)
-        self._resolve()
-        return self[key]
+        return dict.__getitem__(self, key)
 
     def get(self, key: Any, default: Any = None) -> Any:
         if key not in self:
@@ -63,10 +73,7 @@ class Coefficients(dict):
         return self[key]
 
     def __contains__(self, key: Any) -> bool:
-        if dict.__contains__(self, key):
-            return True
-        self._resolve()
-        return dict.__contains__(self, key)
+        return dict.__contains__(self, key) or self._resolve(key)
 
 
 def fused_available(kind: str, device: torch.device, dtype: torch.dtype) -> bool:
@@ -88,7 +95,7 @@ class DenseGroup:
     """
 
     __slots__ = ("variables", "grads", "device", "dtype", "constrained", "_resources",
-                 "_slot_lookup", "_slot_resources")
+                 "_slot_lookup", "_slot_resources", "_fused")
 
     def __init__(self, variables: list, slot_lookup: Callable[[Any, str], Any]) -> None:
         self.variables = variables
@@ -100,6 +107,14 @@ class DenseGroup:
         self.constrained = [v for v in variables if v.constraint is not None]
         self._slot_lookup = slot_lookup
         self._slot_resources: dict = {}
+        self._fused: dict = {}
+
+    def has_fused(self, kind: str) -> bool:
+        """`fused_available(kind, ...)` for this group's device and dtype (they never change)."""
+        fused = self._fused.get(kind)
+        if fused is None:
+            fused = self._fused[kind] = fused_available(kind, self.device, self.dtype)
+        return fused
 
     def params(self) -> list:
         """The variables' storage tensors, exclusive, for in-place kernels."""
@@ -155,12 +170,61 @@ def deduplicate(values: torch.Tensor, indices: torch.Tensor) -> tuple:
     return summed, unique.to(indices.dtype)
 
 
+def _zero_sign(value: Any) -> float:
+    """Part of the cache keys below: 0.0 == -0.0 (and hash alike), but they round differently."""
+    return math.copysign(1.0, value)
+
+
+def scalar(value: Any, dtype: torch.dtype, device: torch.device,
+           via: Optional[torch.dtype] = None) -> torch.Tensor:
+    """A 0-d tensor holding `torch.tensor(value, dtype=via).to(dtype)` on `device`, built once.
+
+    The same tensor is returned for the same arguments, so callers must only
+    read it. It is filled on the device (no host-to-device copy): a float64
+    fill holds the Python float exactly, and the casts round as
+    `torch.tensor(value, dtype=...)` does. (A value that is not a Python
+    number, such as a tensor epsilon, is converted each call, uncached.)
+    """
+    if not isinstance(value, (int, float)):
+        t = torch.as_tensor(value, device=device)
+        return (t.to(via) if via is not None else t).to(dtype)
+    return _scalar(value, _zero_sign(value), dtype, device, via)
+
+
+@functools.lru_cache(maxsize=256)
+def _scalar(value: Any, sign: float, dtype: torch.dtype, device: torch.device,
+            via: Optional[torch.dtype]) -> torch.Tensor:
+    t = torch.full((), value, dtype=torch.float64, device=device)
+    if via is not None:
+        t = t.to(via)
+    return t.to(dtype)
+
+
+def host_value(value: float, dtype: torch.dtype) -> float:
+    """`value` rounded to `dtype` (as `torch.tensor(value, dtype=dtype)`), as a Python float."""
+    if not isinstance(value, (int, float)):
+        return float(torch.as_tensor(value).to(dtype).to(torch.float64))
+    return _host_value(value, _zero_sign(value), dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _host_value(value: float, sign: float, dtype: torch.dtype) -> float:
+    return float(torch.tensor(value, dtype=dtype).to(torch.float64))
+
+
 def round_to(value: float, dtype: torch.dtype) -> float:
     """`value` as a float32 hyperparameter read in `dtype` (TF's variable + cast)."""
+    return _round_to(value, _zero_sign(value), dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _round_to(value: float, sign: float, dtype: torch.dtype) -> float:
     return float(torch.tensor(value, dtype=torch.float32).to(dtype).to(torch.float64))
 
 
+@functools.lru_cache(maxsize=256)
 def one_minus(value: float, dtype: torch.dtype) -> float:
     """`1 - value` computed in `dtype` (as TF computes `1 - beta_t`), as a Python float."""
+    # (1 - 0.0 and 1 - -0.0 are both 1.0: no sign in the key.)
     one = torch.ones((), dtype=dtype)
     return float((one - torch.tensor(value, dtype=dtype)).to(torch.float64))

@@ -24,7 +24,6 @@ from typing import Any, Optional
 
 import torch
 
-from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from ...variables import VariableAggregation
 from . import multi_tensor, schedules
@@ -72,8 +71,8 @@ class Nadam(OptimizerV2):
         lr_t = self._get_hyper("learning_rate", var_dtype)
         beta_1_t = self._get_hyper("beta_1", var_dtype)
         beta_2_t = self._get_hyper("beta_2", var_dtype)
-        local_step = _cast(self.iterations + 1, var_dtype)
-        next_step = _cast(self.iterations + 2, var_dtype)
+        local_step = self._local_step(var_dtype)
+        next_step = self._local_step(var_dtype, 2)
         decay_base = _cast(0.96, var_dtype)
         m_t = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, self._initial_decay * local_step))
         m_t_1 = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, self._initial_decay * next_step))
@@ -81,15 +80,14 @@ class Nadam(OptimizerV2):
         if var_dtype == self._m_cache.dtype:
             self._m_cache.assign(m_schedule_new)
         m_schedule_next = m_schedule_new * m_t_1
-        apply_state[(var_device, var_dtype)] = dict(
-            lr_t=lr_t, neg_lr_t=-lr_t,
-            epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
-                                 device=device_lib.current_torch_device()),
-            beta_1_t=beta_1_t, beta_2_t=beta_2_t, m_t=m_t, m_t_1=m_t_1,
-            one_minus_beta_1_t=1 - beta_1_t, one_minus_beta_2_t=1 - beta_2_t,
-            one_minus_m_t=1.0 - m_t, one_minus_m_schedule_new=1.0 - m_schedule_new,
-            one_minus_m_schedule_next=1.0 - m_schedule_next,
-            v_t_prime_denominator=1.0 - torch.pow(beta_2_t, local_step))
+        c = apply_state[(var_device, var_dtype)] = multi_tensor.Coefficients()
+        c.update(lr_t=lr_t, epsilon=self._epsilon(var_dtype),
+                 beta_1_t=beta_1_t, beta_2_t=beta_2_t, m_t_1=m_t_1,
+                 one_minus_beta_1_t=1 - beta_1_t, one_minus_beta_2_t=1 - beta_2_t,
+                 one_minus_m_t=1.0 - m_t, one_minus_m_schedule_new=1.0 - m_schedule_new,
+                 one_minus_m_schedule_next=1.0 - m_schedule_next,
+                 v_t_prime_denominator=1.0 - torch.pow(beta_2_t, local_step))
+        c.defer(lambda: dict(neg_lr_t=-lr_t))  # sparse updates only
 
     # -- reference path ---------------------------------------------------------
     def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:

@@ -20,13 +20,16 @@ Two update paths share one set of formulas:
 Slots are keyed by variable identity (the distributed container's, once
 strategies build mirrored variables); every variable the optimizer makes
 goes through `tf.Variable`, so creator scopes see it.
+
+What a step over one variable list needs (validated once, cached) and the
+per-step gradient checks are in `step_plan`; the multi-tensor machinery
+and the cached constants are in `multi_tensor`.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
@@ -37,17 +40,15 @@ from ...autodiff.tape import GradientTape
 from ...distribute import distribute_lib
 from ...distribute.reduce_util import ReduceOp
 from ...framework import device as device_lib
-from ...framework import dtypes, errors, nest
+from ...framework import dtypes, nest
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.name_scope import name_scope
 from ...framework.tensor_conversion import convert_to_tensor
 from ...variables import Variable, VariableAggregation, VariableSynchronization
-from . import multi_tensor, schedules
+from . import multi_tensor, schedules, step_plan
 from ...ops.clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 
 __all__ = ["OptimizerV2"]
-
-_log = logging.getLogger("tfcompat")
 
 _VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 _ALLOWED_KWARGS = {"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"}
@@ -60,23 +61,6 @@ def _var_key(var: Any) -> str:
         var = container() or var
     key = getattr(var, "_unique_id", None)
     return key if key is not None else f"object_{id(var)}"
-
-
-def _filter_grads(grads_and_vars: Iterable) -> tuple:
-    """Drop `(None, var)` pairs with TF's warning; all `None` is a `ValueError`."""
-    grads_and_vars = tuple(grads_and_vars)
-    if not grads_and_vars:
-        return grads_and_vars
-    filtered = tuple((g, v) for g, v in grads_and_vars if g is not None)
-    if not filtered:
-        names = ([v.name for _, v in grads_and_vars],)
-        raise ValueError(f"No gradients provided for any variable: {names}. Provided "
-                         f"`grads_and_vars` is {grads_and_vars}.")
-    if len(filtered) != len(grads_and_vars):
-        _log.warning("Gradients do not exist for variables %s when minimizing the loss. If "
-                     "you're using `model.compile()`, did you forget to provide a `loss` argument?",
-                     [v.name for g, v in grads_and_vars if g is None])
-    return filtered
 
 
 def _all_reduce_sum_gradients(grads_and_vars: Iterable) -> list:
@@ -145,7 +129,7 @@ class OptimizerV2:
         self.clipvalue = kwargs.pop("clipvalue", None)
         self.use_multi_tensor = True
         self._host = multi_tensor.HostScalars()
-        self._plans: dict = {}          # var-list key -> _StepPlan
+        self._plans: dict = {}          # var-list key -> step_plan.StepPlan
         self._dense_groups: dict = {}   # dense var-list key -> [(apply key, DenseGroup, indices)]
 
     # -- clipping -------------------------------------------------------------
@@ -226,34 +210,49 @@ class OptimizerV2:
 
     # -- apply --------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Iterable, name: Optional[str] = None,
-                        experimental_aggregate_gradients: bool = True) -> Variable:
+                        experimental_aggregate_gradients: bool = True) -> Optional[Variable]:
         """Apply `(gradient, variable)` pairs; returns `iterations` (incremented once).
 
         Everything is validated before anything changes: unsupported dtypes
         (`ValueError`), gradients of the wrong shape or dtype
         (`InvalidArgumentError`), out-of-range sparse indices, constraints
         on sparse updates (`RuntimeError`), cross-replica context
-        (`RuntimeError`).
+        (`RuntimeError`). The gradients are checked as given (before a
+        cross-replica reduction sees them) and again as the aggregator,
+        clipping, `gradient_transformers` and subclass hooks leave them, so
+        the update rules only ever receive valid gradients.
+
+        As in TF, an empty list creates the optimizer's weights and returns
+        None without counting a step. The per-(device, dtype) coefficients
+        are prepared after the transformations (TF prepares them before; they
+        read only hyperparameters and `iterations`), so that a call failing
+        anywhere leaves `_prepare_local`'s writes (Nadam's momentum cache)
+        undone too.
         """
-        grads_and_vars = _filter_grads(grads_and_vars)
+        grads, var_list = step_plan.split_grads(grads_and_vars)
+        if not var_list:
+            with name_scope(self._name):
+                self._create_all_weights([])
+            return None
         if distribute_lib.in_cross_replica_context():
             raise RuntimeError("`apply_gradients() cannot be called in cross-replica context. Use "
                                "`tf.distribute.Strategy.run` to enter replica context. For more "
                                "information, please see the docstring of "
                                "`tf.distribute.get_replica_context`.")
-        var_list = [v for _, v in grads_and_vars]
-        plan = self._plan_for(var_list)
-        grads_and_vars = self._checked_gradients(grads_and_vars)
-        apply_state = self._prepare(var_list, plan.apply_keys)
+        checked = step_plan.checked_gradients(self._plan_for(var_list), grads)
+        grads_and_vars = list(checked)
         if experimental_aggregate_gradients:
             grads_and_vars = self._transform_unaggregated_gradients(grads_and_vars)
             grads_and_vars = self._aggregate_gradients(grads_and_vars)
         grads_and_vars = self._transform_gradients(grads_and_vars)
+        checked = step_plan.rechecked_gradients(checked, grads_and_vars, self._plan_for)
+        plan = checked.plan
+        apply_state = self._prepare(plan.variables, plan.apply_keys)
         return distribute_lib.get_replica_context().merge_call(
             functools.partial(self._distributed_apply, apply_state=apply_state),
-            args=(grads_and_vars,), kwargs={"name": name})
+            args=(checked,), kwargs={"name": name})
 
-    def _plan_for(self, var_list: list) -> "_StepPlan":
+    def _plan_for(self, var_list: Any) -> step_plan.StepPlan:
         """What a step over exactly these variables needs, validated and cached.
 
         The first step over a variable list checks dtypes and creates the
@@ -262,71 +261,30 @@ class OptimizerV2:
         key = tuple(map(id, var_list))
         plan = self._plans.get(key)
         if plan is None:
+            var_list = list(var_list)
             self._assert_valid_dtypes(var_list)
             with name_scope(self._name):
                 self._create_all_weights(var_list)
-            plan = _StepPlan(var_list)
+            plan = step_plan.StepPlan(var_list)
             if len(self._plans) >= 8:  # a few var lists in rotation; don't grow unbounded
                 self._plans.pop(next(iter(self._plans)))
             self._plans[key] = plan
         return plan
 
-    def _checked_gradients(self, grads_and_vars: Iterable) -> list:
-        """Every gradient as a tensor or IndexedSlices matching its variable, or an error.
-
-        The common case (a tensor of the variable's dtype, shape and device) is
-        checked inline: this runs for every variable of every step.
-        """
-        out = []
-        for grad, var in grads_and_vars:
-            resource = getattr(var, "_resource", None)
-            if resource is not None and type(grad) is torch.Tensor:
-                value = resource.value
-                if (grad.dtype is value.dtype and grad.shape == value.shape
-                        and grad.get_device() == value.get_device()):
-                    out.append((grad, var))
-                    continue
-            out.append((self._checked_gradient(grad, var), var))
-        return out
-
-    def _checked_gradient(self, grad: Any, var: Any) -> Any:
-        """The gradient as a tensor or IndexedSlices matching `var`, or an error."""
-        shape = tuple(var.handle.shape) if hasattr(var, "handle") else tuple(var.shape.as_list())
-        want = var.dtype.as_torch
-        if isinstance(grad, IndexedSlices):
-            if var.constraint is not None:
-                raise RuntimeError(f"Cannot use a constraint function on a sparse variable. "
-                                   f"Received: grad={grad}, var.constraint={var.constraint}.")
-            values, indices = grad.values, grad.indices
-            if values.dtype is not want:
-                raise errors.InvalidArgumentError(
-                    None, None, f"The sparse gradient of {var.name} has dtype "
-                    f"{dtypes.from_torch(values.dtype).name}, the variable {var.dtype.name}: cast "
-                    "the gradient with tf.cast.")
-            if tuple(values.shape[1:]) != shape[1:] or values.shape[0] != indices.numel():
-                raise errors.InvalidArgumentError(
-                    None, None, f"Sparse gradient values of shape {list(values.shape)} with "
-                    f"{indices.numel()} indices do not fit variable {var.name} of shape {list(shape)}.")
-            from ...variables.scatter import check_gather_indices
-            check_gather_indices(indices, shape[0])
-            return grad
-        g = grad if isinstance(grad, torch.Tensor) else convert_to_tensor(grad, dtype=var.dtype)
-        if g.dtype is not want:
-            raise errors.InvalidArgumentError(
-                None, None, f"The gradient of {var.name} has dtype {dtypes.from_torch(g.dtype).name}, "
-                f"the variable {var.dtype.name}: cast the gradient with tf.cast.")
-        if tuple(g.shape) != shape:
-            raise errors.InvalidArgumentError(
-                None, None, f"var and grad do not have the same shape{list(shape)} {list(g.shape)} "
-                f"(variable {var.name}).")
-        if hasattr(var, "handle") and g.device != var.handle.device:
-            g = g.to(var.handle.device)
-        return g
-
-    def _distributed_apply(self, distribution: Any, grads_and_vars: list, apply_state: dict,
+    def _distributed_apply(self, distribution: Any, grads_and_vars: Any, apply_state: dict,
                            name: Optional[str] = None) -> Variable:
         """Apply the (already reduced) gradients to every replica's copy, then count the step."""
         fast = self.use_multi_tensor and self._has_multi_tensor()
+        plan = getattr(grads_and_vars, "plan", None)
+        if fast and plan is not None and grads_and_vars.all_dense and not plan.has_duplicates:
+            # The common step: dense gradients for distinct resource variables, in one batch
+            # whose (device, dtype) groups the plan keeps.
+            dense = tuple(zip(plan.variables, grads_and_vars.grads))
+            distribution.extended.batch_update(dense, functools.partial(
+                self._apply_dense_batch, apply_state=apply_state,
+                planned=(dense, plan, grads_and_vars.grads)))
+            self._increment_iterations()
+            return self.iterations
         dense: list = []
         one_by_one: list = []
         for grad, var in grads_and_vars:
@@ -352,12 +310,12 @@ class OptimizerV2:
         As tf_keras, `apply_state` is passed only to rules that accept it, so
         subclasses written with the seed's `(grad, handle)` signatures work.
         """
+        dense_kwargs, sparse_kwargs = self._rules_accept_apply_state()
         if isinstance(grad, IndexedSlices):
-            kwargs = {"apply_state": apply_state} if self._accepts_apply_state(
-                "_resource_apply_sparse") else {}
+            kwargs = {"apply_state": apply_state} if sparse_kwargs else {}
             return self._resource_apply_sparse_duplicate_indices(
                 grad.values, var, grad.indices, **kwargs)
-        if self._accepts_apply_state("_resource_apply_dense"):
+        if dense_kwargs:
             result = self._resource_apply_dense(grad, var, apply_state=apply_state)
         else:
             result = self._resource_apply_dense(grad, var)
@@ -365,22 +323,35 @@ class OptimizerV2:
             return var.assign(var.constraint(var))
         return result
 
-    def _apply_dense_batch(self, pairs: list, apply_state: dict) -> None:
-        """The multi-tensor path: one kernel sequence per (device, dtype) group."""
-        key = tuple(id(v) for v, _ in pairs)
-        groups = self._dense_groups.get(key)
-        if groups is None:
-            groups = self._make_dense_groups([v for v, _ in pairs])
-            if len(self._dense_groups) >= 8:
-                self._dense_groups.pop(next(iter(self._dense_groups)))
-            self._dense_groups[key] = groups
+    def _apply_dense_batch(self, pairs: Any, apply_state: dict, planned: Optional[tuple] = None) -> None:
+        """The multi-tensor path: one kernel sequence per (device, dtype) group.
+
+        `planned` is `(pairs, plan, grads)` when the pairs are a whole checked
+        step's: a strategy that hands them through unchanged (the default
+        one) gets the plan's cached groups. Other pairs (one replica's
+        components, a mixed dense/sparse step) are grouped here.
+        """
+        if planned is not None and pairs is planned[0]:
+            plan, grads = planned[1], planned[2]
+            if plan.dense_groups is None:
+                plan.dense_groups = self._make_dense_groups(plan.variables)
+            groups = plan.dense_groups
+        else:
+            key = tuple(id(v) for v, _ in pairs)
+            groups = self._dense_groups.get(key)
+            if groups is None:
+                groups = self._make_dense_groups([v for v, _ in pairs])
+                if len(self._dense_groups) >= 8:
+                    self._dense_groups.pop(next(iter(self._dense_groups)))
+                self._dense_groups[key] = groups
+            grads = [g if g.is_contiguous() else g.contiguous() for _, g in pairs]
+        whole = len(groups) == 1  # one group holds every pair, in order
         for k, group, idx in groups:
             if group is None:  # slots a creator built as non-resource variables
                 for i in idx:
                     self._apply_one(pairs[i][0], pairs[i][1], apply_state=apply_state)
                 continue
-            grads = [pairs[i][1] for i in idx]
-            group.grads = [g if g.is_contiguous() else g.contiguous() for g in grads]
+            group.grads = grads if whole else [grads[i] for i in idx]
             coefficients = apply_state.get(k) or self._fallback_apply_state(*k)
             with torch.no_grad():
                 self._multi_tensor_apply_dense(group, coefficients)
@@ -405,14 +376,13 @@ class OptimizerV2:
                    for v in variables for slot in self._slots.get(_var_key(v), {}).values())
 
     @classmethod
-    def _accepts_apply_state(cls, method: str) -> bool:
-        key = f"_accepts_apply_state_{method}"
-        cached = cls.__dict__.get(key)
+    def _rules_accept_apply_state(cls) -> tuple:
+        """Whether `_resource_apply_dense` and `_resource_apply_sparse` take `apply_state`."""
+        cached = cls.__dict__.get("_apply_state_rules")
         if cached is None:
-            parameters = inspect.signature(getattr(cls, method)).parameters
-            cached = "apply_state" in parameters or any(
-                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-            setattr(cls, key, cached)
+            cached = tuple(_takes_apply_state(getattr(cls, method))
+                           for method in ("_resource_apply_dense", "_resource_apply_sparse"))
+            setattr(cls, "_apply_state_rules", cached)
         return cached
 
     @classmethod
@@ -469,18 +439,22 @@ class OptimizerV2:
         return self._host.read("iterations", resource.value, lambda t: int(t))
 
     def _host_hyper(self, name: str, dtype: torch.dtype) -> float:
-        """Hyperparameter `name` read in `dtype`, as a Python float (see `HostScalars`)."""
+        """Hyperparameter `name` read in `dtype`, as a Python float (see `HostScalars`).
+
+        A variable or tensor is converted once per write to it, not per step.
+        """
         value = self._hyper[name]
-        if isinstance(value, (int, float)):
-            return multi_tensor.round_to(value, dtype)
         if callable(value) and not isinstance(value, Variable):
             value = value()
+        if isinstance(value, (int, float)):
+            return multi_tensor.round_to(value, dtype)
         resource = getattr(value, "_resource", None)
         if resource is not None:
             return self._host.read((name, dtype), resource.value,
                                    lambda t: float(t.to(dtype).to(torch.float64)))
-        t = convert_to_tensor(value)
-        return float(t.to(torch.float32).to(dtype).to(torch.float64))
+        if isinstance(value, torch.Tensor):
+            return self._host.read((name, dtype), value, functools.partial(_tensor_hyper_to_host, dtype=dtype))
+        return _tensor_hyper_to_host(convert_to_tensor(value), dtype)
 
     def _host_lr(self, dtype: torch.dtype) -> Optional[float]:
         """The step's learning rate as a Python float when it is known without a device read.
@@ -698,9 +672,6 @@ class OptimizerV2:
     def _valid_dtypes(self) -> tuple:
         return _VALID_DTYPES
 
-    def _call_if_callable(self, param: Any) -> Any:
-        return param() if callable(param) else param
-
     # -- per-(device, dtype) coefficients ----------------------------------------------
     def _prepare(self, var_list: list, keys: Any = None) -> dict:
         """Per (device, dtype) coefficients for this step (`_prepare_local`)."""
@@ -720,9 +691,18 @@ class OptimizerV2:
         self._prepare_local(var_device, var_dtype, apply_state)
         return apply_state[(var_device, var_dtype)]
 
+    def _epsilon(self, var_dtype: Any) -> torch.Tensor:
+        """`self.epsilon` as a 0-d tensor of `var_dtype` on the current device (built once)."""
+        return multi_tensor.scalar(self.epsilon, var_dtype.as_torch, device_lib.current_torch_device())
+
     def _coefficients(self, var: Variable, apply_state: Optional[dict]) -> dict:
         key = (var.device, var.dtype)
         return (apply_state or {}).get(key) or self._fallback_apply_state(*key)
+
+    def _local_step(self, var_dtype: Any, offset: int = 1) -> torch.Tensor:
+        """`tf.cast(iterations + offset, var_dtype)`: the sum in int64, as TF's, with a cached offset."""
+        it = convert_to_tensor(self.iterations)
+        return _cast(it + multi_tensor.scalar(offset, it.dtype, it.device), var_dtype)
 
     def _decayed_lr(self, var_dtype: Any) -> torch.Tensor:
         """The learning rate for this step in `var_dtype`: schedule, then inverse-time decay."""
@@ -803,14 +783,15 @@ class OptimizerV2:
         return f"<{type(self).__module__}.{type(self).__name__} name={self._name!r}>"
 
 
-class _StepPlan:
-    """The cached facts of a step over one variable list."""
+def _takes_apply_state(rule: Callable) -> bool:
+    parameters = inspect.signature(rule).parameters
+    return "apply_state" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
-    __slots__ = ("variables", "apply_keys")
 
-    def __init__(self, var_list: list) -> None:
-        self.variables = tuple(var_list)  # strong refs: the ids in the cache key stay unique
-        self.apply_keys = tuple({(v.device, v.dtype): None for v in var_list})
+def _tensor_hyper_to_host(t: torch.Tensor, dtype: torch.dtype) -> float:
+    """A tensor hyperparameter read in `dtype` as a Python float (float32 first, as TF's variable)."""
+    return float(t.to(torch.float32).to(dtype).to(torch.float64))
 
 
 def _to_numpy_scalar(t: torch.Tensor) -> Any:
@@ -819,11 +800,13 @@ def _to_numpy_scalar(t: torch.Tensor) -> Any:
 
 
 def _cast(value: Any, dtype: Any) -> torch.Tensor:
-    """`tf.cast(value, dtype)`: Python floats become float32 first, as TF converts them."""
+    """`tf.cast(value, dtype)`: Python floats become float32 first, as TF converts them.
+
+    A Python float gives a cached constant (see `multi_tensor.scalar`): read it, never write it.
+    """
     target = dtypes.to_torch(dtype)
     if isinstance(value, float):
-        return torch.tensor(value, dtype=torch.float32,
-                            device=device_lib.current_torch_device()).to(target)
+        return multi_tensor.scalar(value, target, device_lib.current_torch_device(), via=torch.float32)
     return convert_to_tensor(value).to(target)
 
 

@@ -24,7 +24,6 @@ from typing import Any, Optional
 
 import torch
 
-from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
@@ -65,10 +64,11 @@ class RMSprop(OptimizerV2):
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
         rho = self._get_hyper("rho", var_dtype)
-        c.update(neg_lr_t=-c["lr_t"],
-                 epsilon=torch.tensor(self.epsilon, dtype=var_dtype.as_torch,
-                                      device=device_lib.current_torch_device()),
-                 rho=rho, momentum=self._get_hyper("momentum", var_dtype), one_minus_rho=1.0 - rho)
+        lr_t = c["lr_t"]
+        c.update(epsilon=self._epsilon(var_dtype), rho=rho, momentum=self._get_hyper("momentum", var_dtype))
+        # With momentum the multi-tensor path uses a host 1 - rho; neg_lr_t is for sparse updates.
+        c.defer(lambda: dict(one_minus_rho=1.0 - rho))
+        c.defer(lambda: dict(neg_lr_t=-lr_t))
 
     def set_weights(self, weights: list) -> None:
         if len(self.weights) == len(weights) + 1:

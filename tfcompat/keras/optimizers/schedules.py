@@ -31,6 +31,7 @@ import torch
 
 from ...framework import dtypes
 from ...framework.tensor_conversion import convert_to_tensor
+from . import multi_tensor
 
 __all__ = [
     "LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay",
@@ -38,7 +39,34 @@ __all__ = [
 ]
 
 
+# Python-number arguments become cached device constants (`multi_tensor.scalar`), not a
+# host-to-device copy per call: a schedule runs every optimizer step. The constants are
+# only read; every schedule returns a freshly computed tensor.
+
+def _int32(value: Any) -> bool:
+    return type(value) is int and -2**31 <= value < 2**31
+
+
+def _float32(value: Any) -> bool:
+    # (convert_to_tensor has its own rules for values float32 cannot hold: not cached)
+    return type(value) is float and abs(value) <= 3.0e38
+
+
+def _converted(value: Any, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """`convert_to_tensor(value).to(device=device, dtype=dtype)`."""
+    if _float32(value):
+        return multi_tensor.scalar(value, dtype, device, via=torch.float32)
+    if _int32(value):
+        return multi_tensor.scalar(value, dtype, device, via=torch.int32)
+    return convert_to_tensor(value).to(device=device, dtype=dtype)
+
+
 def _initial(value: Any, device: torch.device) -> torch.Tensor:
+    """`convert_to_tensor(value)` on `device` (float32 for a Python float, int32 for an int)."""
+    if _float32(value):
+        return multi_tensor.scalar(value, torch.float32, device)
+    if _int32(value):
+        return multi_tensor.scalar(value, torch.int32, device)
     t = convert_to_tensor(value)
     return t.to(device) if t.device != device else t
 
@@ -47,8 +75,11 @@ def _cast(value: Any, like: torch.Tensor) -> torch.Tensor:
     """`tf.cast(value, dtype)`: a Python float becomes float32 first, as in TF."""
     if isinstance(value, torch.Tensor) or getattr(value, "_tfcompat_variable", False):
         return convert_to_tensor(value).to(device=like.device, dtype=like.dtype)
-    if isinstance(value, float):
-        value = np.float32(value)
+    if like.dtype in (torch.float16, torch.float32, torch.float64):  # (numpy has no bfloat16)
+        if isinstance(value, float):
+            return multi_tensor.scalar(value, like.dtype, like.device, via=torch.float32)
+        if type(value) in (int, bool) and abs(value) < 2**24:
+            return multi_tensor.scalar(value, like.dtype, like.device)  # exact, then one rounding
     return torch.tensor(np.asarray(value).astype(dtypes.from_torch(like.dtype).as_numpy_dtype),
                         device=like.device)
 
@@ -138,8 +169,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         x = convert_to_tensor(step)
         x = x.to(device)
         values = [_initial(v, device) for v in self.values]
-        bounds = torch.stack([convert_to_tensor(b).to(device=device, dtype=x.dtype)
-                              for b in self.boundaries])
+        bounds = torch.stack([_converted(b, x.dtype, device) for b in self.boundaries])
         # Index of the first boundary >= step: values[i] applies for b[i-1] < step <= b[i].
         index = torch.searchsorted(bounds, x.reshape(1), right=False).reshape(())
         return torch.stack(values)[index]
@@ -204,7 +234,7 @@ class CosineDecay(LearningRateSchedule):
 
     def _decay(self, s: torch.Tensor, decay_steps: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
         fraction = s / decay_steps
-        cosine = 0.5 * (1.0 + torch.cos(torch.tensor(math.pi, dtype=s.dtype, device=s.device) * fraction))
+        cosine = 0.5 * (1.0 + torch.cos(multi_tensor.scalar(math.pi, s.dtype, s.device) * fraction))
         return start * ((1 - self.alpha) * cosine + self.alpha)
 
     def __call__(self, step: Any) -> torch.Tensor:
@@ -251,7 +281,7 @@ class CosineDecayRestarts(LearningRateSchedule):
             sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
             fraction = (fraction - sum_r) / t_mul ** i_restart
         m_fac = m_mul ** i_restart
-        pi = torch.tensor(math.pi, dtype=lr0.dtype, device=lr0.device)
+        pi = multi_tensor.scalar(math.pi, lr0.dtype, lr0.device)
         cosine = 0.5 * m_fac * (1.0 + torch.cos(pi * fraction))
         return lr0 * ((1 - alpha) * cosine + alpha)
 

@@ -82,7 +82,7 @@ class SGD(OptimizerV2):
     def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
         params, grads = group.params(), group.grads
         lr = coefficients["lr_t"]
-        fused = multi_tensor.fused_available("sgd", group.device, group.dtype)
+        fused = group.has_fused("sgd")
         if not self._momentum:
             if fused:  # var -= g * lr, one kernel, no temporaries
                 torch._fused_sgd_(params, grads, [], weight_decay=0.0, momentum=0.0, lr=lr,
