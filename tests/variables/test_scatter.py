@@ -285,3 +285,17 @@ def test_scatter_div_only_touches_the_indexed_rows():
     empty = tf.Variable([1, 2])
     empty.scatter_div(IS(tf.constant(np.zeros([0], np.int32)), tf.constant(np.zeros([0], np.int32))))
     np.testing.assert_array_equal(empty.numpy(), [1, 2])
+
+
+# Recorded from TF 2.21 (CPU): duplicates are applied one after another, rounding after
+# each, so `x / a / b` is not `x / (a * b)`; integer rows truncate per update.
+@pytest.mark.parametrize("method, dtype, initial, values, indices, expected", [
+    ("scatter_div", tf.float32, [7.0, 2.0], [3.0, 7.0], [0, 0], [0.333333313, 2.0]),
+    ("scatter_div", tf.float16, [7.0, 2.0], [1.1, 1.3, 1.7], [0, 0, 0], [2.88085938, 2.0]),
+    ("scatter_mul", tf.float16, [1.0, 2.0], [1.1, 1.3, 1.7], [0, 0, 0], [2.431640625, 2.0]),
+    ("scatter_div", tf.int32, [100, 7], [65536, 65536, 3], [0, 0, 1], [0, 2]),  # 65536**2 overflows
+])
+def test_duplicate_updates_apply_in_turn_as_tf(method, dtype, initial, values, indices, expected):
+    v = tf.Variable(initial, dtype=dtype)
+    getattr(v, method)(tf.IndexedSlices(tf.constant(values, dtype), tf.constant(indices)))
+    np.testing.assert_array_equal(v.numpy(), np.asarray(expected, dtype.as_numpy_dtype))

@@ -11,8 +11,8 @@ every device: TF's GPU kernels skip a bad index silently, tfcompat raises
 | scatter_update         | `index_copy_`                         |
 | scatter_add / _sub     | `index_add_` (duplicates accumulate)  |
 | scatter_mul            | `index_reduce_(..., "prod")`          |
-| scatter_div            | divide the touched rows by their      |
-|                        | per-row product of updates            |
+| scatter_div            | the touched rows divided by each      |
+|                        | update in turn (duplicates in rounds) |
 | scatter_min / _max     | `index_reduce_(..., "amin"/"amax")`   |
 | scatter_nd_*           | the above on a view whose first axis  |
 |                        | enumerates the indexed leading axes   |
@@ -133,23 +133,45 @@ def _index_reduce(target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor, ho
         return target.index_reduce_(0, idx, upd, how)
 
 
-def _divide_rows(target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor) -> None:
-    """`scatter_div`: each touched row divided by the product of its updates, in place.
+def _occurrence_rounds(idx: torch.Tensor) -> list:
+    """Positions of `idx` in rounds that repeat no index, each in the updates' order.
+
+    Round `r` holds every index's `r`-th occurrence. Applying the rounds in
+    order applies each row's updates one after another, in the order TF's CPU
+    kernel does, rounding after each, where a single reduction would round
+    once. Counting the rounds reads one number on the host; the scatters
+    check their indices on the host anyway.
+    """
+    if idx.numel() < 2:
+        return [None]
+    order = torch.sort(idx, stable=True).indices
+    ordered = idx[order]
+    starts = torch.ones_like(ordered, dtype=torch.bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    positions = torch.arange(ordered.numel(), device=idx.device)
+    run_start = torch.cummax(torch.where(starts, positions, torch.zeros_like(positions)), 0).values
+    rank = torch.empty_like(positions)
+    rank[order] = positions - run_start
+    rounds = int(rank.max()) + 1
+    if rounds == 1:
+        return [None]
+    return [torch.nonzero(rank == r).flatten() for r in range(rounds)]
+
+
+def _combine_rows(target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor, combine: Any) -> None:
+    """`row = combine(row, update)` for each update in turn, in place (duplicates sequentially).
 
     Only the touched rows are read and written (no variable-sized buffer).
-    Integer rows truncate, as TF's kernel (`x / a / b` truncated equals
-    `x / (a * b)` truncated).
     """
-    touched, which = torch.unique(idx, sorted=False, return_inverse=True)
-    denom = torch.ones((touched.numel(),) + tuple(target.shape[1:]), dtype=target.dtype,
-                       device=target.device)
-    _index_reduce(denom, which, upd, "prod")
-    row_values = target.index_select(0, touched)
-    if target.is_floating_point() or target.is_complex():
-        row_values = row_values / denom
-    else:
-        row_values = torch.div(row_values, denom, rounding_mode="trunc")
-    target.index_copy_(0, touched, row_values)
+    for positions in _occurrence_rounds(idx):
+        rows, values = (idx, upd) if positions is None else (idx[positions], upd[positions])
+        target.index_copy_(0, rows, combine(target.index_select(0, rows), values))
+
+
+def _divide(rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    if rows.is_floating_point() or rows.is_complex():
+        return rows / values
+    return torch.div(rows, values, rounding_mode="trunc")  # TF's integer division truncates
 
 
 def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor) -> None:
@@ -161,11 +183,14 @@ def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor)
     elif kind == "sub":
         target.index_add_(0, idx, -upd if upd.dtype is not torch.bool else upd)
     elif kind == "mul":
-        _index_reduce(target, idx, upd, "prod")
+        if target.dtype in (torch.float16, torch.bfloat16):  # round after each product, as TF
+            _combine_rows(target, idx, upd, torch.mul)
+        else:
+            _index_reduce(target, idx, upd, "prod")
     elif kind == "div":
         if bool((upd == 0).any()):
             raise errors.InvalidArgumentError(None, None, "updates must not contain 0")
-        _divide_rows(target, idx, upd)
+        _combine_rows(target, idx, upd, _divide)
     elif kind == "min":
         _index_reduce(target, idx, upd, "amin")
     elif kind == "max":
