@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import tfcompat as tf
+from tfcompat.testing import no_host_sync
 from tfcompat.framework import errors
 
 pytestmark = pytest.mark.skipif(
@@ -17,15 +18,6 @@ pytestmark = pytest.mark.skipif(
     reason="needs a visible CUDA device (TFCOMPAT_TEST_GPU=1 on a GPU machine)")
 
 IS = tf.IndexedSlices
-
-
-class no_host_sync:
-    def __enter__(self):
-        torch.cuda.synchronize()
-        torch.cuda.set_sync_debug_mode("error")
-
-    def __exit__(self, *exc):
-        torch.cuda.set_sync_debug_mode("default")
 
 
 def test_gather_nd_out_of_range_reads_zeros_without_sync():

@@ -6,7 +6,9 @@
   semantics (numpy only, so TensorFlow itself can replay them);
 * `conformance`: `VariableConformance`, TF 2's variable laws as a pytest
   class parametrized by a variable factory, for `ResourceVariable`,
-  distributed variables and users' own `tf.Variable` subclasses.
+  distributed variables and users' own `tf.Variable` subclasses;
+* `no_host_sync()`: a block in which any CUDA host synchronization raises
+  (training steps must not wait on the device).
 
 `conformance` and `strategies` need pytest and hypothesis (test-time
 dependencies); importing `tfcompat.testing` itself needs neither.
@@ -18,9 +20,30 @@ try:  # let pytest show the values in the conformance laws' failed asserts
 except Exception:  # pragma: no cover - pytest is a test-time dependency
     pass
 
+import contextlib as _contextlib
+from typing import Iterator as _Iterator
+
 from . import reference
 
-__all__ = ["reference", "strategies", "conformance"]
+__all__ = ["reference", "strategies", "conformance", "no_host_sync"]
+
+
+@_contextlib.contextmanager
+def no_host_sync() -> _Iterator[None]:
+    """Inside the block, an operation that makes the host wait for CUDA raises.
+
+    Work queued before the block is finished first, so only the block's own
+    syncs count. Torch's sync debug mode: it sees `.item()`, `bool(t)`,
+    blocking copies and the like, on CUDA only.
+    """
+    import torch
+
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        yield
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
 
 
 def __getattr__(name: str):
