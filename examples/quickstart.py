@@ -35,9 +35,7 @@ for step in range(301):
     grads = tape.gradient(loss, variables)
     optimizer.apply_gradients(zip(grads, variables))
     if step % 50 == 0:
-        # `loss` is a torch tensor still attached to autograd's graph; stop_gradient
-        # detaches it (valid TF too), which torch wants before leaving tensor land.
-        print(f"step {step:3d}  loss {float(tf.stop_gradient(loss)):.5f}")
+        print(f"step {step:3d}  loss {loss.numpy():.5f}")
 
 print("variables:", ", ".join(v.name for v in variables))
 print("optimizer steps:", int(optimizer.iterations))

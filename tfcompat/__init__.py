@@ -18,6 +18,7 @@ from .framework.name_scope import name_scope
 from .framework.tensor_conversion import (constant, convert_to_tensor, is_tensor,
                                           register_tensor_conversion_function)
 from .framework.tensor_shape import TensorShape
+from .framework import tensor_methods as _tensor_methods  # noqa: F401  (adds to torch.Tensor)
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .autodiff import GradientTape, UnconnectedGradients, stop_gradient

@@ -128,6 +128,37 @@ def test_bfloat16_scalars_stay_scalars():
     assert tuple(tf.convert_to_tensor(np.float32(2.0), dtype=tf.bfloat16).shape) == ()
 
 
+def test_bfloat16_numpy_arrays_convert_as_in_tf():
+    """ml_dtypes bfloat16 arrays (what `numpy()` of a bfloat16 tensor gives), as TF 2.21.
+
+    TF: `tf.convert_to_tensor(np.array([1.5, 2], ml_dtypes.bfloat16))` is bfloat16;
+    with `dtype=tf.float32` it is cast quietly to `[1.5, 2.0]` (numpy arrays cast,
+    tensors do not); a 0-d array or an `ml_dtypes.bfloat16` scalar is a 0-d tensor.
+    """
+    import ml_dtypes
+
+    bits = np.array([0x3FC0, 0xC010, 0x7F80, 0x0001, 0x8000], dtype=np.uint16)  # 1.5 -2.25 inf ...
+    array = bits.view(ml_dtypes.bfloat16)
+    t = tf.convert_to_tensor(array)
+    assert t.dtype is torch.bfloat16
+    np.testing.assert_array_equal(t.view(torch.int16).numpy().view(np.uint16), bits)
+    array[0] = 7.0  # converted values never alias the caller's array
+    assert t[0].item() == 1.5
+    _check(tf.constant(np.array([1.5, 2], ml_dtypes.bfloat16), dtype=tf.float32), tf.float32,
+           [1.5, 2.0])
+    for value in (np.array(1.5, ml_dtypes.bfloat16), ml_dtypes.bfloat16(1.5)):
+        s = tf.constant(value)
+        assert s.dtype is torch.bfloat16 and tuple(s.shape) == () and s.item() == 1.5
+    back = tf.constant(tf.constant([0.1, 1 / 3], tf.bfloat16).numpy())
+    assert back.dtype is torch.bfloat16 and back.tolist() == [0.10009765625, 0.333984375]
+
+
+def test_conversion_errors_show_tfs_bfloat16_values():
+    t = tf.constant([1.5, 2.0], dtype=tf.bfloat16)
+    with pytest.raises(ValueError, match=r"numpy=array\(\[1.5, 2\], dtype=bfloat16\)"):
+        tf.convert_to_tensor(t, dtype=tf.float32)
+
+
 def test_numpy_arrays_are_cast_on_request():
     _check(tf.convert_to_tensor(np.array([1, 2]), dtype=tf.int32), tf.int32, [1, 2])
     _check(tf.constant(np.array([1.5, -2.5]), dtype=tf.int32), tf.int32, [1, -2])

@@ -291,3 +291,87 @@ def test_importing_tfcompat_does_not_touch_cuda():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# -- devices of other jobs, replicas and tasks -------------------------------------------
+#
+# TF 2.21 eager (CPU host, default soft placement), recorded with /work/tfenv/bin/python:
+# entering `tf.device(name)` succeeds; creating a tensor or variable there raises
+# InvalidArgumentError("<full name> unknown device."), the full name filled in with
+# TF's defaults (job localhost, replica 0, task 0, the default device). Soft placement
+# does not change it (set_soft_device_placement(False) gives the same error).
+
+UNKNOWN = [
+    ("/job:worker/task:3/device:CPU:0", "/job:worker/replica:0/task:3/device:CPU:0"),
+    ("/job:worker/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"),
+    ("/job:localhost/task:1/device:CPU:0", "/job:localhost/replica:0/task:1/device:CPU:0"),
+    ("/job:localhost/replica:1/task:0/device:CPU:0",
+     "/job:localhost/replica:1/task:0/device:CPU:0"),
+    ("/task:3/device:CPU:0", "/job:localhost/replica:0/task:3/device:CPU:0"),
+    ("/replica:2/device:CPU:0", "/job:localhost/replica:2/task:0/device:CPU:0"),
+    ("/job:worker", f"/job:worker/replica:0/task:0/device:{DEFAULT}"),
+    ("/job:ps/task:0", f"/job:ps/replica:0/task:0/device:{DEFAULT}"),
+]
+LOCAL = ["/job:localhost/replica:0/task:0/device:CPU:0", "/device:CPU:0", "CPU:0", "/cpu:0",
+         "/job:localhost", "/job:localhost/device:CPU:0", "/task:0/cpu:0", "/replica:0",
+         "/job:localhost/replica:0", "/device:CPU:1"]
+
+
+@pytest.mark.parametrize("name,full", UNKNOWN, ids=[u[0] for u in UNKNOWN])
+@pytest.mark.parametrize("soft", [True, False], ids=["soft", "strict"])
+def test_a_device_of_another_job_replica_or_task_is_unknown(runtime, name, full, soft):
+    runtime.set_soft_device_placement(soft)
+    makers = {"constant": lambda: tf.constant([1.0]), "variable": lambda: tf.Variable([1.0]),
+              "zeros": lambda: tf.zeros([2]), "uniform": lambda: tf.random.uniform([2])}
+    with tf.device(name):  # entering is fine, as in TF: placing is what fails
+        for what, make in makers.items():
+            with pytest.raises(errors.InvalidArgumentError) as caught:
+                make()
+            message = str(caught.value)
+            assert message.startswith(f"{full} unknown device."), (what, message)
+            assert "drop the /job:, /replica: and /task: parts" in message
+    with pytest.raises(errors.InvalidArgumentError, match="unknown device"):
+        runtime.torch_device_for(name)
+    assert tf.constant([1.0]).device == torch.device("cpu")  # the scope is gone
+
+
+def test_a_failed_placement_changes_nothing(runtime):
+    v = tf.Variable([1.0, 2.0])
+    with tf.device("/job:worker/task:3/device:CPU:0"):
+        with pytest.raises(errors.InvalidArgumentError, match="unknown device"):
+            v.assign([5.0, 6.0])  # its value would be made there
+    assert v.numpy().tolist() == [1.0, 2.0]
+
+
+def test_nested_scopes_merge_before_the_check(runtime):
+    with tf.device("/job:worker"):
+        with tf.device("/job:localhost"):  # the inner job wins: local again
+            assert tf.Variable(1.0).device == PREFIX + DEFAULT
+        with tf.device("/cpu:0"):  # the outer job stays
+            with pytest.raises(errors.InvalidArgumentError,
+                               match="^/job:worker/replica:0/task:0/device:CPU:0 unknown device"):
+                tf.Variable(1.0)
+
+
+@pytest.mark.parametrize("name", LOCAL)
+def test_local_forms_still_place_locally(three_cpus, name):
+    with tf.device(name):
+        v = tf.Variable([1.0])
+        t = tf.constant([1.0])
+    expected = "CPU:1" if name.endswith("CPU:1") else ("CPU:0" if "cpu" in name.lower()
+                                                       else DEFAULT)
+    assert v.device == PREFIX + expected
+    assert t.device == torch.device("cpu")
+
+
+def test_a_strategy_can_make_this_process_another_task(runtime):
+    """The runtime's own job/task decide what is local (what a multi-worker strategy sets)."""
+    runtime.list_logical_devices()
+    device_lib._runtime.job, device_lib._runtime.task = "worker", 3
+    with tf.device("/job:worker/task:3/device:CPU:0"):
+        assert tf.Variable(1.0).device == "/job:worker/replica:0/task:3/device:CPU:0"
+    with tf.device("/job:worker/task:0/device:CPU:0"):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="^/job:worker/replica:0/task:0/device:CPU:0 unknown device. "
+                                 "This process is /job:worker/replica:0/task:3"):
+            tf.Variable(1.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pickle
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -17,10 +18,10 @@ import torch
 import tfcompat as tf
 from tfcompat.framework import dtypes
 
-# name, torch dtype, numpy type (None: not numpy-representable here), TF enum, bytes
+# name, torch dtype, numpy type (TF's: ml_dtypes.bfloat16 for bfloat16), TF enum, bytes
 TABLE = [
     ("float16", torch.float16, np.float16, 19, 2),
-    ("bfloat16", torch.bfloat16, None, 14, 2),
+    ("bfloat16", torch.bfloat16, ml_dtypes.bfloat16, 14, 2),
     ("float32", torch.float32, np.float32, 1, 4),
     ("float64", torch.float64, np.float64, 2, 8),
     ("int8", torch.int8, np.int8, 6, 1),
@@ -62,8 +63,7 @@ def test_identity_and_mapping(name, torch_dtype, np_type, enum, size):
     assert d.base_dtype is d
     assert repr(d) == f"tf.{name}"
     assert str(d) == f"<dtype: '{name}'>"
-    if np_type is not None:
-        assert d.as_numpy_dtype is np_type
+    assert d.as_numpy_dtype is np_type
     assert dtypes.from_torch(torch_dtype) is d
     assert dtypes.to_torch(d) is torch_dtype
     assert dtypes.to_torch(name) is torch_dtype
@@ -125,6 +125,7 @@ def test_real_dtype():
     ("complex64", "complex64"), ("uint8", "uint8"),
     (np.float32, "float32"), (np.int64, "int64"), (np.bool_, "bool"), (np.uint8, "uint8"),
     (np.complex128, "complex128"), (np.dtype("float16"), "float16"), (np.dtype("int8"), "int8"),
+    (ml_dtypes.bfloat16, "bfloat16"), (np.dtype(ml_dtypes.bfloat16), "bfloat16"),
     (float, "float32"), (bool, "bool"),
     (1, "float32"), (3, "int32"), (9, "int64"), (10, "bool"), (14, "bfloat16"), (19, "float16"),
     (torch.float32, "float32"), (torch.int64, "int64"), (torch.bfloat16, "bfloat16"),
@@ -200,8 +201,10 @@ def test_from_torch_rejects_types_without_a_tf_counterpart():
 
 
 def test_numpy_compatibility():
+    # TF 2.21: every one of these is numpy-compatible, bfloat16 through ml_dtypes
+    # (`tf.bfloat16.as_numpy_dtype is ml_dtypes.bfloat16`, `is_numpy_compatible` True).
     for name in NAMES:
         d = getattr(tf, name)
-        if d is not tf.bfloat16:
-            assert d.is_numpy_compatible
-            assert np.dtype(d.as_numpy_dtype).name == ("bool" if name == "bool" else name)
+        assert d.is_numpy_compatible
+        assert np.dtype(d.as_numpy_dtype).name == name
+        assert tf.as_dtype(np.dtype(d.as_numpy_dtype)) is d

@@ -12,7 +12,10 @@ them `cuda:1`. This module owns the mapping:
 * placement follows TF eager: an explicit `tf.device` wins; without one, new
   tensors and variables go to GPU:0 when a GPU is visible, else CPU:0; with
   soft placement (TF's eager default) a device that does not exist falls
-  back to the default one instead of failing.
+  back to the default one instead of failing. A device of another job,
+  replica or task (`/job:worker/task:3/...`) is an `InvalidArgumentError`
+  when a tensor or variable is placed there, as in TF (entering the scope is
+  fine); multi-worker strategies give such names their meaning.
 
 Like TF, the logical-device layout is frozen the first time it is used
 (`list_logical_devices`, or placing a tensor or variable).
@@ -325,9 +328,22 @@ def _default_logical() -> str:
 
 
 def _resolve(spec: Optional[DeviceSpec]) -> str:
-    """The logical device name (`"CPU:1"`) a spec places on, after soft placement."""
+    """The logical device name (`"CPU:1"`) a spec places on, after soft placement.
+
+    The one place a TF device name gets its meaning. A name of another job,
+    replica or task than this process's own (`/job:localhost/replica:0/task:0`
+    unless a strategy set the runtime's `job`/`task`) is TF's
+    `InvalidArgumentError` "unknown device", soft placement or not: only a
+    multi-worker strategy knows other tasks, and it extends this function to
+    give their names a meaning. Within the task, a device that does not exist
+    falls back to the default one under soft placement.
+    """
     _runtime.initialize()
-    if spec is None or spec.device_type is None:
+    if spec is None:
+        return _default_logical()
+    if not _in_this_task(spec):
+        raise _unknown_device(spec)
+    if spec.device_type is None:
         return _default_logical()
     index = 0 if spec.device_index is None else spec.device_index
     name = f"{spec.device_type}:{index}"
@@ -341,6 +357,30 @@ def _resolve(spec: Optional[DeviceSpec]) -> str:
     if spec.device_type == "CPU":
         return "CPU:0"
     return _default_logical()
+
+
+def _in_this_task(spec: DeviceSpec) -> bool:
+    """Whether `spec`'s job, replica and task (where set) are this process's own."""
+    return ((spec.job is None or spec.job == _runtime.job)
+            and (spec.replica is None or spec.replica == 0)
+            and (spec.task is None or spec.task == _runtime.task))
+
+
+def _unknown_device(spec: DeviceSpec) -> errors.InvalidArgumentError:
+    """TF's error for a device of another job, replica or task: `<full name> unknown device.`"""
+    if spec.device_type is None:
+        device_name = _default_logical()
+    else:
+        device_name = f"{spec.device_type}:{0 if spec.device_index is None else spec.device_index}"
+    job = _runtime.job if spec.job is None else spec.job
+    replica = 0 if spec.replica is None else spec.replica
+    task = _runtime.task if spec.task is None else spec.task
+    return errors.invalid_argument(
+        f"/job:{job}/replica:{replica}/task:{task}/device:{device_name} unknown device. This "
+        f"process is /job:{_runtime.job}/replica:0/task:{_runtime.task} and has no devices of "
+        "other jobs, replicas or tasks (they exist only under a multi-worker tf.distribute "
+        "strategy): drop the /job:, /replica: and /task: parts to place on a local device, "
+        f"e.g. tf.device('/device:{device_name}').")
 
 
 def current_logical() -> str:

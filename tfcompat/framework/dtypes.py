@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import torch
 
@@ -43,8 +44,8 @@ class DType:
     """A TensorFlow dtype (`tf.DType`): TF's name and properties, torch's storage.
 
     `as_torch` is the torch dtype a tensor of this type has; `as_numpy_dtype`
-    the numpy scalar type (`bfloat16` has none in numpy and maps to float32 for
-    conversion, as `ml_dtypes` is not a dependency).
+    the numpy scalar type, as in TF (`ml_dtypes.bfloat16` for `bfloat16`, the
+    type TF's own `numpy()` returns).
     """
 
     __slots__ = ("_name", "_torch", "_numpy", "_enum")
@@ -104,7 +105,12 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return self is not bfloat16
+        """Whether numpy holds this dtype: True for all of tfcompat's (bfloat16 via ml_dtypes).
+
+        (TF's False cases, quantized types, resources and variants, have no
+        torch counterpart.)
+        """
+        return True
 
     @property
     def size(self) -> int:
@@ -187,7 +193,7 @@ int8 = DType("int8", torch.int8, np.int8, 6)
 complex64 = DType("complex64", torch.complex64, np.complex64, 8)
 int64 = DType("int64", torch.int64, np.int64, 9)
 bool = DType("bool", torch.bool, np.bool_, 10)  # noqa: A001 - TF's public name
-bfloat16 = DType("bfloat16", torch.bfloat16, np.float32, 14)
+bfloat16 = DType("bfloat16", torch.bfloat16, ml_dtypes.bfloat16, 14)
 complex128 = DType("complex128", torch.complex128, np.complex128, 18)
 float16 = DType("float16", torch.float16, np.float16, 19)
 half = float16
@@ -198,7 +204,7 @@ _ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, b
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_TORCH = {d.as_torch: d for d in _ALL}
-_BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d is not bfloat16}
+_BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in _ALL}
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_PYTHON = {float: float32, builtins.bool: bool}
 
