@@ -3,8 +3,6 @@
 This module only re-exports; each name lives where its concept does.
 """
 
-import contextlib as _contextlib
-
 import torch as _torch
 
 from . import bitwise, config, distribute, errors, keras, linalg, math, nn, optimizers, random
@@ -21,7 +19,7 @@ from .framework.tensor_shape import TensorShape
 from .framework import tensor_methods as _tensor_methods  # noqa: F401  (adds to torch.Tensor)
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
-from .autodiff import GradientTape, UnconnectedGradients, stop_gradient
+from .autodiff import GradientTape, UnconnectedGradients, init_scope, stop_gradient
 from .ops import *  # noqa: F401,F403  (the op subset; see docs/op_coverage.md)
 
 Tensor = _torch.Tensor
@@ -33,8 +31,3 @@ __version__ = "0.1.0"
 def executing_eagerly() -> bool:
     """Always True: tfcompat is eager (TF 2's default mode)."""
     return True
-
-
-def init_scope() -> _contextlib.AbstractContextManager:
-    """TF's `init_scope` lifts code out of function graphs; in eager mode it does nothing."""
-    return _contextlib.nullcontext()

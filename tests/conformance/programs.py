@@ -872,3 +872,116 @@ def assign_returns_and_snapshots(tf):
     v.assign_add([1.0, 1.0])
     r = v.assign([7.0, 8.0])
     return {"snap": snap, "ret": r, "now": v, "none": v.assign([0.0, 0.0], read_value=False)}
+
+
+@program()
+def stop_recording_inner_outer_keeps(tf):
+    v = tf.Variable([2.0, 3.0], name="v")
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            a = v * 2.0
+            with inner.stop_recording():
+                b = v * v
+            c = a + 1.0
+    return {"outer_b": outer.gradient(b, v), "inner_b": inner.gradient(b, v),
+            "outer_c": outer.gradient(c, v), "inner_c": inner.gradient(c, v),
+            "inner_watched": [x.name for x in inner.watched_variables()],
+            "outer_watched": [x.name for x in outer.watched_variables()]}
+
+
+@program()
+def stop_recording_outer_inner_keeps(tf):
+    v = tf.Variable(3.0, name="v")
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            with outer.stop_recording():
+                b = v * v
+    return {"outer": outer.gradient(b, v), "inner": inner.gradient(b, v)}
+
+
+@program()
+def stop_recording_nested_blocks(tf):
+    v = tf.Variable(2.0, name="v")
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            with inner.stop_recording():
+                with outer.stop_recording():
+                    a = v * 10.0
+                b = v * v * v
+            c = v * 5.0
+    return {"outer_a": outer.gradient(a, v), "inner_a": inner.gradient(a, v),
+            "outer_b": outer.gradient(b, v), "inner_b": inner.gradient(b, v),
+            "outer_c": outer.gradient(c, v), "inner_c": inner.gradient(c, v)}
+
+
+@program()
+def stop_recording_then_resume(tf):
+    v = tf.Variable(2.0, name="v")
+    with tf.GradientTape() as tape:
+        with tape.stop_recording():
+            a = v * 7.0
+        b = v * v
+        y = a + b
+    return {"grad": tape.gradient(y, v)}
+
+
+@program()
+def init_scope_pauses_every_tape(tf):
+    v = tf.Variable(3.0, name="v")
+    w = tf.Variable(4.0, name="w")
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            with tf.init_scope():
+                a = v * v
+            b = w * 2.0
+    return {"outer_a": outer.gradient(a, v), "inner_a": inner.gradient(a, v),
+            "outer_b": outer.gradient(b, w), "inner_b": inner.gradient(b, w),
+            "inner_watched": [x.name for x in inner.watched_variables()],
+            "outer_watched": [x.name for x in outer.watched_variables()]}
+
+
+@program()
+def init_scope_variable_creation(tf):
+    v = tf.Variable(2.0, name="v")
+    with tf.GradientTape(persistent=True) as tape:
+        with tf.init_scope():
+            u = tf.Variable(v * 3.0, name="u")
+        y = u * v
+        w = tf.Variable(lambda: v * 5.0, name="w")
+        z = w * 1.0
+    return {"y_v": tape.gradient(y, v), "y_u": tape.gradient(y, u), "z_v": tape.gradient(z, v),
+            "z_w": tape.gradient(z, w), "u": u, "w": w,
+            "watched": [x.name for x in tape.watched_variables()]}
+
+
+@program()
+def watch_does_not_outlive_the_tape(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape() as first:
+        first.watch(x)
+        y = x * x
+    with tf.GradientTape() as second:
+        z = x * x * x
+    return {"first": first.gradient(y, x), "second": second.gradient(z, x)}
+
+
+@program()
+def watch_in_outer_tape_only(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape(persistent=True) as inner:
+            y = x * x
+    return {"outer": outer.gradient(y, x), "inner": inner.gradient(y, x)}
+
+
+@program()
+def watch_in_inner_tape_only(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            y = x * x
+        z = y * x
+    return {"outer_y": outer.gradient(y, x), "inner_y": inner.gradient(y, x),
+            "outer_z": outer.gradient(z, x)}

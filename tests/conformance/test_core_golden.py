@@ -86,18 +86,10 @@ def compare(expected: Any, actual: Any, path: str, problems: list) -> None:
 _TF_OR_QUIRK = ("TF 2.21's `|` looks up `other.__ror__` on the instance after a conversion "
                 "error and raises AttributeError (a quirk of Python >= 3.10 type unions); "
                 "tfcompat raises the conversion's TypeError, as TF does for `&` and `^`.")
-_NO_BFLOAT16_IN_NUMPY = ("numpy has no bfloat16 without ml_dtypes (not a dependency): "
-                         "tfcompat's numpy() of bfloat16 is float32.")
 DELIBERATE = {
     **{f"{dt}/fwd:or/py_float": (_TF_OR_QUIRK, {"error": "TypeError", "key": "Cannot convert 2.5"})
        for dt in ("int8", "int16", "int32", "int64", "uint8", "bool")},
     "bool/fwd:or/py_list": (_TF_OR_QUIRK, {"error": "TypeError", "key": "Cannot convert [2, 3, 4]"}),
-    "repr/bf16": (_NO_BFLOAT16_IN_NUMPY, {"value": "<tf.Variable 'v:0' shape=(2,) dtype=bfloat16, "
-                                                   "numpy=array([ 1.5, -2. ], dtype=float32)>"}),
-    "str/bf16": (_NO_BFLOAT16_IN_NUMPY, {"value": "<tf.Variable 'v:0' shape=(2,) dtype=bfloat16, "
-                                                  "numpy=array([ 1.5, -2. ], dtype=float32)>"}),
-    "props/bfloat16": (_NO_BFLOAT16_IN_NUMPY, {"as_numpy_dtype": {"value": "float32"},
-                                               "is_numpy_compatible": {"value": False}}),
 }
 
 

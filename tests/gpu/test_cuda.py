@@ -89,7 +89,7 @@ def test_training_loop_on_gpu_updates_in_place():
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
         opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
-        pointers.add(w.handle.data_ptr())
+        pointers.add(w._storage().value.const_data_ptr())
         losses.append(float(tf.stop_gradient(loss)))
     assert len(pointers) == 1 and losses[-1] < losses[0]
 
@@ -97,3 +97,35 @@ def test_training_loop_on_gpu_updates_in_place():
 def test_logical_gpu_names_follow_placement():
     assert device_lib.current_device().endswith("GPU:0")
     assert [d.name for d in tf.config.list_logical_devices("GPU")][0] == "/device:GPU:0"
+
+
+def test_reads_are_copy_on_write_on_gpu():
+    # torch's lazy clones on CUDA memory: a read shares it until one side is written.
+    v = tf.Variable(torch.arange(6.0).reshape(2, 3))
+    live = v._storage().value
+    r = v.read_value()
+    assert r.const_data_ptr() == live.const_data_ptr()
+    r += 1.0                                   # the read moves, the variable stays
+    np.testing.assert_array_equal(v.numpy(), np.arange(6.0).reshape(2, 3))
+    kept = v.read_value()
+    v.assign_add(tf.ones([2, 3]))              # the variable moves, the read stays
+    np.testing.assert_array_equal(kept.cpu().numpy(), np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(r.cpu().numpy(), np.arange(1.0, 7.0).reshape(2, 3))
+
+
+def test_a_training_step_with_a_kept_read_makes_no_host_sync_on_gpu():
+    # A read kept across the optimizer step makes the step copy the variable (copy-on-write);
+    # that copy must be asynchronous like every other kernel.
+    w = tf.Variable(tf.random.normal([64, 8]))
+    x = tf.random.normal([32, 64])
+    opt = tf.keras.optimizers.Adam(0.01)
+    for _ in range(2):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    with no_host_sync():
+        kept = w.read_value()
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    assert kept.const_data_ptr() != w._storage().value.const_data_ptr()

@@ -299,3 +299,18 @@ def test_duplicate_updates_apply_in_turn_as_tf(method, dtype, initial, values, i
     v = tf.Variable(initial, dtype=dtype)
     getattr(v, method)(tf.IndexedSlices(tf.constant(values, dtype), tf.constant(indices)))
     np.testing.assert_array_equal(v.numpy(), np.asarray(expected, dtype.as_numpy_dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_duplicates_add_one_at_a_time_as_tf(dtype):
+    # Recorded from TF 2.21: each duplicate is added in the dtype, rounding after each
+    # (torch's index_add_ would sum the float16 row's four 1.0s first: 2052).
+    dt = tf.as_dtype(dtype)
+    v = tf.Variable(tf.constant([[2048.0, 1.0], [3.0, 256.0]], dt))
+    v.scatter_add(tf.IndexedSlices(tf.constant([[1.0, 0.5]] * 4, dt), tf.constant([0, 0, 0, 0])))
+    v.scatter_sub(tf.IndexedSlices(tf.constant([[0.5, 1.0]] * 3, dt), tf.constant([1, 1, 1])))
+    np.testing.assert_array_equal(v.numpy().astype(np.float64), [[2048.0, 3.0], [1.5, 253.0]])
+    w = tf.Variable(tf.constant([2048.0, 256.0], dt))
+    w.scatter_add(tf.IndexedSlices(tf.constant([1.0, 1.0, 1.0, 0.5], dt), tf.constant([0, 0, 0, 1])))
+    np.testing.assert_array_equal(w.numpy().astype(np.float64),
+                                  [2048.0, 256.5 if dtype == "float16" else 256.0])

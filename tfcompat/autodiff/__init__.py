@@ -1,5 +1,5 @@
 """`tf.GradientTape` over torch autograd."""
 
-from .tape import GradientTape, UnconnectedGradients, stop_gradient
+from .tape import GradientTape, UnconnectedGradients, init_scope, stop_gradient
 
-__all__ = ["GradientTape", "UnconnectedGradients", "stop_gradient"]
+__all__ = ["GradientTape", "UnconnectedGradients", "init_scope", "stop_gradient"]

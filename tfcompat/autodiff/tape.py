@@ -2,23 +2,36 @@
 
 The mapping: TF's tape records operations on watched tensors; torch records
 operations on tensors with `requires_grad`. A variable's storage never
-requires grad. Instead, each tape that watches a variable owns an *anchor*:
-a tiny leaf tensor with the variable's shape (zero strides, one element of
-memory) standing for "the variable, as seen by this tape". A read under the
-tape returns the variable's value through `_ReadVariable`, an autograd
-function whose backward hands the incoming gradient to the anchor. So:
+requires grad. Instead, a read under a tape that wants the variable returns
+a copy-on-write clone of a *leaf*: a `requires_grad` alias of the
+variable's live tensor, made for that variable and that set of recording
+tapes, and remembered by each of those tapes. So:
 
-* `tape.gradient(y, v)` is the gradient w.r.t. the anchor, which autograd
-  sums over every read the tape saw, exactly as TF sums the gradients
-  flowing into each `ReadVariableOp`: a read between two assigns
-  contributes its own gradient; a read before the tape started does not;
-* the graph never holds the variable's storage (only saved tensors do, and
-  backward frees those), so after `tape.gradient` an optimizer updates the
-  variable in place even while the loss tensor is still alive;
+* `tape.gradient(y, v)` is the gradient with respect to the leaves the tape
+  remembers for `v`. Autograd sums every read of one leaf in C++, exactly
+  as TF sums the gradients flowing into each `ReadVariableOp`; a read
+  before the tape started has no leaf of this tape and contributes nothing;
+  a read between two assigns reads the assigned value through the same
+  leaf (the leaf aliases the live tensor), or a new one if the assign gave
+  the variable new storage;
+* nothing in autograd's backward is Python: a read is torch's own
+  `_lazy_clone` (its backward passes the gradient through), the leaf is an
+  autograd leaf;
+* the graph never holds a copy-on-write share of the variable's memory: the
+  leaf is the variable's own storage (an alias, not a clone), and the
+  clones a read hands out die with their users. After `tape.gradient`, an
+  optimizer updates the variable in place even while the loss is alive;
+* the read itself is an ordinary non-leaf tensor, so in-place ops on it
+  work and change neither the variable nor the gradient of other reads;
 * second derivatives work: the read's Jacobian is the identity.
 
-Reads through `sparse_read`/`tf.gather` get an anchor per read, shaped like
-the gathered rows, and their gradient comes back as `tf.IndexedSlices`.
+Nested tapes: a read under several recording tapes gets one leaf shared by
+exactly those tapes; when the set changes (a tape enters, exits, pauses) the
+next read makes a new leaf, so a tape never sees reads made before it
+started or while it was paused.
+
+Reads through `sparse_read`/`tf.gather` make their gathered rows (new
+memory) the leaf, and their gradient comes back as `tf.IndexedSlices`.
 
 Outside any tape, reads return plain tensors that do not require grad:
 nothing builds an autograd graph, so long loops of reads cost no memory.
@@ -39,13 +52,15 @@ from typing import Any, Iterator, Optional
 
 import torch
 
-from ..framework import nest
+from ..framework import dtypes, nest
+from ..framework import variable_protocol as protocol
 from ..framework.indexed_slices import IndexedSlices
-from ..variables.variable import _is_variable
+from ..framework.copy_on_write import snapshot_of
+from ..ops.array_ops import stop_gradient
 
-__all__ = ["GradientTape", "UnconnectedGradients", "record_read", "record_sparse_read",
-           "stop_gradient"]
+__all__ = ["GradientTape", "UnconnectedGradients", "stop_gradient", "init_scope"]
 
+_is_variable = protocol.is_variable
 _log = logging.getLogger("tfcompat")
 
 
@@ -55,83 +70,135 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+class _Leaves:
+    """The leaves of the current set of recording tapes of one thread.
+
+    `leaf[id(var)]` is the leaf of `var` (None if no recording tape wants
+    it) and `source[id(var)]` the live tensor it aliases: a write that gives
+    the variable new storage makes the next read take a new leaf.
+    """
+
+    __slots__ = ("leaf", "source")
+
+    def __init__(self) -> None:
+        self.leaf: dict = {}
+        self.source: dict = {}
+
+
 class _ThreadTapes(threading.local):
     def __init__(self) -> None:
         self.recording: list = []    # tapes whose context is active, innermost last
-        self.stopped = 0             # depth of stop_recording blocks
+        self.paused_all = 0          # depth of init_scope blocks
+        # The leaves of the current set of recording tapes, None while no tape of this thread
+        # records. Replaced whenever that set changes, so a leaf never outlives its set of tapes.
+        self.leaves: Optional[_Leaves] = None
         # Tapes that may still differentiate what they recorded: entered and not yet used up.
         self.open: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
 
 
 _tls = _ThreadTapes()
-_lock = threading.Lock()
-# Number of tape contexts active in any thread: a read checks this one int
-# before touching thread-local state, so reads outside tapes stay cheap.
-active_count = 0
+_grad_enabled = torch.is_grad_enabled
 
 
-def _recorders(var: Any) -> list:
-    if _tls.stopped or not _tls.recording or not torch.is_grad_enabled():
-        return []
-    return [tape for tape in _tls.recording if tape._wants(var)]
-
-
-class _ReadVariable(torch.autograd.Function):
-    """Identity on the value; its gradient goes to the anchors of the recording tapes."""
-
-    @staticmethod
-    def forward(ctx: Any, value: torch.Tensor, *anchors: torch.Tensor) -> torch.Tensor:
-        ctx.anchors = len(anchors)
-        return value.view_as(value)
-
-    @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
-        return (None,) + (grad,) * ctx.anchors
-
-
-def _anchor(like: torch.Tensor) -> torch.Tensor:
-    """A leaf of `like`'s shape and dtype that costs one element of memory."""
-    return torch.empty_strided(tuple(like.shape), (0,) * like.dim(), dtype=like.dtype,
-                               device=like.device).requires_grad_(True)
+def _set_changed() -> None:
+    """The set of recording tapes (or what they watch) changed: later reads get new leaves."""
+    tls = _tls
+    active = not tls.paused_all and any(not t._paused for t in tls.recording)
+    tls.leaves = _Leaves() if active else None
 
 
 def _differentiable(t: torch.Tensor) -> bool:
     return t.is_floating_point() or t.is_complex()
 
 
-def record_read(var: Any, value: torch.Tensor) -> torch.Tensor:
-    """Hand a variable's read to the tapes watching it; returns the tensor to use."""
-    tapes = _recorders(var)
-    if not tapes or not _differentiable(value):
-        return value
-    return _ReadVariable.apply(value, *[tape._dense_anchor(var, value) for tape in tapes])
+def _wanting(var: Any) -> list:
+    """The recording, unpaused tapes of this thread that record reads of `var`."""
+    if _tls.paused_all:
+        return []
+    return [tape for tape in _tls.recording if not tape._paused and tape._wants(var)]
 
 
-def record_sparse_read(var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """Like `record_read` for gathered rows; their gradient becomes `IndexedSlices`."""
-    tapes = _recorders(var)
-    if not tapes or not _differentiable(rows):
-        return rows
-    return _ReadVariable.apply(rows, *[tape._sparse_anchor(var, indices, rows) for tape in tapes])
+def _new_leaf(var: Any, value: torch.Tensor, leaves: _Leaves) -> Optional[torch.Tensor]:
+    """A new leaf of `var`'s live tensor for the tapes that want it (None if none does)."""
+    leaf = None
+    if value.is_floating_point() or value.is_complex():
+        tapes = _wanting(var)
+        if tapes:
+            leaf = value.detach().requires_grad_(True)
+            for tape in tapes:
+                tape._record_dense(var, leaf)
+    key = id(var)
+    leaves.leaf[key] = leaf
+    leaves.source[key] = value
+    return leaf
 
 
-def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002 - TF name
-    """`tf.stop_gradient`: the same values, cut from the autograd graph (`detach`)."""
-    from ..framework.tensor_conversion import convert_to_tensor
-    if isinstance(input, IndexedSlices):
-        return IndexedSlices(input.values.detach(), input.indices, input.dense_shape)
-    return convert_to_tensor(input).detach()
+class _Recorder:
+    """The tape's side of the variable read protocol (`framework/variable_protocol.py`)."""
+
+    @staticmethod
+    def dense(var: Any, cell: Any) -> torch.Tensor:
+        """A read of `var` (storage cell `cell`), differentiable for the tapes that want it."""
+        leaves = _tls.leaves
+        if leaves is None or not _grad_enabled():
+            return cell.snapshot()
+        value = cell.value
+        key = id(var)
+        if leaves.source.get(key) is value:
+            leaf = leaves.leaf[key]
+        else:
+            leaf = _new_leaf(var, value, leaves)
+        if leaf is None:
+            return cell.snapshot()
+        with cell.lock:
+            # The cell's memory is torch's (`Resource` makes sure), so the clone is lazy.
+            return leaf._lazy_clone()
+
+    @staticmethod
+    def sparse(var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Gathered rows of `var`; their gradient becomes `IndexedSlices` for the tapes that want it."""
+        if _tls.leaves is None or not _grad_enabled() or not _differentiable(rows):
+            return rows
+        tapes = _wanting(var)
+        if not tapes:
+            return rows
+        rows.requires_grad_(True)  # new memory (a gather), so a leaf of its own
+        for tape in tapes:
+            tape._record_sparse(var, indices, rows)
+        return snapshot_of(rows)
 
 
-class _Reads:
-    """What one tape recorded for one variable: its anchors."""
+    @staticmethod
+    def paused() -> Any:
+        return init_scope()
 
-    __slots__ = ("var", "dense", "sparse")
 
-    def __init__(self, var: Any) -> None:
-        self.var = var
-        self.dense: list = []    # anchors (one per shape the variable was read with)
-        self.sparse: list = []   # (indices, anchor of the gathered rows)
+protocol.set_recorder(_Recorder)
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """`tf.init_scope`: no tape of this thread records inside the block.
+
+    TF uses it to lift variable creation and initialization out of
+    `tf.function` graphs and off gradient tapes; tfcompat's functions run
+    eagerly, so what remains is the tape part. Torch mapping: the block
+    runs under `torch.no_grad()`.
+    """
+    _tls.paused_all += 1
+    _set_changed()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        _tls.paused_all -= 1
+        _set_changed()
+
+
+# Tensors `watch` turned `requires_grad` on for: id -> [tensor, number of tapes holding it].
+# When the last such tape's block ends, the tensor is given back as it was.
+_lent: dict = {}
+_lent_lock = threading.Lock()
 
 
 class GradientTape:
@@ -149,17 +216,22 @@ class GradientTape:
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
-        self._reads: dict = {}          # id(var) -> _Reads
+        # What the tape recorded, per variable: the leaves of its dense reads (one per set of
+        # recording tapes and storage) and the (indices, leaf) of its gathers.
+        self._dense: dict = {}          # id(var) -> [leaf, ...]
+        self._sparse: dict = {}         # id(var) -> [(indices, leaf), ...]
         self._watched_vars: dict = {}   # id(var) -> var, explicitly watched
-        self._seen: dict = {}           # id(var) -> var, every watched or read variable
+        self._seen: dict = {}           # id(var) -> var, every watched or recorded variable
+        self._watched_tensors: dict = {}  # id(tensor) -> tensor, explicitly watched
+        self._lent_here: list = []      # tensors this tape's `watch` made require grad
         self._used = False
         self._recording = False
+        self._paused = 0                # depth of this tape's stop_recording blocks
         # Tapes whose recording overlapped this one's: they may share its autograd graph.
         self._overlapping: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
 
     # -- context ----------------------------------------------------------
     def __enter__(self) -> "GradientTape":
-        global active_count
         if self._recording:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
@@ -169,63 +241,110 @@ class GradientTape:
             self._overlapping.add(other)
         _tls.recording.append(self)
         _tls.open.add(self)
-        with _lock:
-            active_count += 1
+        _set_changed()
+        protocol.add_recording(1)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        global active_count
+        self._stop()
+        self._give_back_tensors()
+
+    def _stop(self) -> None:
+        if not self._recording:
+            return
         self._recording = False
         if any(t is self for t in _tls.recording):
             _tls.recording.remove(self)
-        with _lock:
-            active_count -= 1
+        _set_changed()
+        protocol.add_recording(-1)
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
-        """Neither this tape nor any other in this thread records inside the block.
+        """This tape records nothing inside the block; other tapes go on recording.
 
-        Torch mapping: the block runs under `torch.no_grad()`.
+        Torch mapping: when no other tape of this thread is recording, the
+        block runs under `torch.no_grad()`. Otherwise autograd must keep
+        recording for those tapes, and this tape still differentiates
+        through ops applied inside the block to tensors it had recorded
+        (see docs/differences.md); it never records reads made there.
         """
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        _tls.stopped += 1
+        self._paused += 1
+        _set_changed()
+        others = any(t is not self and not t._paused for t in _tls.recording)
         try:
-            with torch.no_grad():
+            with contextlib.nullcontext() if others else torch.no_grad():
                 yield
         finally:
-            _tls.stopped -= 1
+            self._paused -= 1
+            _set_changed()
 
     def reset(self) -> None:
         """Forget everything recorded, as if exiting and re-entering a new tape."""
-        self._reads.clear()
+        self._dense.clear()
+        self._sparse.clear()
         self._watched_vars.clear()
         self._seen.clear()
+        self._watched_tensors.clear()
         self._used = False
+        _set_changed()
 
     # -- watching -----------------------------------------------------------
     def watch(self, tensor: Any) -> None:
         """Watch variables and float tensors (any nest of them).
 
-        A watched tensor gets `requires_grad=True` (a torch tensor cannot be
-        differentiated otherwise); integer tensors are skipped with TF's
-        warning.
+        Torch mapping: a watched tensor must require grad for autograd to
+        differentiate it, so `watch` turns `requires_grad` on, and turns it
+        off again when the last tape watching it ends its block (a tensor
+        that already required grad is left as it was). Only tapes that
+        watched a tensor give gradients for it. Integer tensors are skipped
+        with TF's warning.
         """
         for t in nest.flatten(tensor):
             if _is_variable(t):
                 for component in getattr(t, "_watch_targets", lambda: (t,))():
                     self._watched_vars[id(component)] = component
                     self._seen[id(component)] = component
+                _set_changed()
             elif isinstance(t, torch.Tensor):
                 if not (t.is_floating_point() or t.is_complex()):
                     _log.warning("The dtype of the watched tensor must be floating (e.g. "
-                                 "tf.float32), got %s", t.dtype)
+                                 "tf.float32), got tf.%s", dtypes.from_torch(t.dtype).name)
                     continue
-                if not t.requires_grad:
-                    t.requires_grad_(True)
+                self._watched_tensors[id(t)] = t
+                self._lend(t)
             else:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
                                  "tf.Tensor or tf.Variable or ExtensionType.")
+
+    def _lend(self, t: torch.Tensor) -> None:
+        """Make `t` require grad for the length of this tape's block (see `watch`)."""
+        if not self._recording or any(x is t for x in self._lent_here):
+            return
+        with _lent_lock:
+            entry = _lent.get(id(t))
+            if entry is not None and entry[0] is t:
+                entry[1] += 1
+            elif not t.requires_grad:
+                t.requires_grad_(True)
+                _lent[id(t)] = [t, 1]
+            else:
+                return
+        self._lent_here.append(t)
+
+    def _give_back_tensors(self) -> None:
+        with _lent_lock:
+            for t in self._lent_here:
+                entry = _lent.get(id(t))
+                if entry is None or entry[0] is not t:
+                    continue
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del _lent[id(t)]
+                    if t.is_leaf:
+                        t.requires_grad_(False)
+        self._lent_here = []
 
     def watched_variables(self) -> tuple:
         """The variables this tape watched, in creation order (as TF sorts them)."""
@@ -234,26 +353,19 @@ class GradientTape:
     def _wants(self, var: Any) -> bool:
         return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
 
-    def _entry(self, var: Any) -> _Reads:
-        entry = self._reads.get(id(var))
-        if entry is None:
-            entry = self._reads[id(var)] = _Reads(var)
-            self._seen[id(var)] = var
-        return entry
+    def _record_dense(self, var: Any, leaf: torch.Tensor) -> None:
+        key = id(var)
+        leaves = self._dense.get(key)
+        if leaves is None:
+            self._dense[key] = [leaf]
+            self._seen[key] = var
+        else:
+            leaves.append(leaf)
 
-    def _dense_anchor(self, var: Any, value: torch.Tensor) -> torch.Tensor:
-        entry = self._entry(var)
-        for anchor in entry.dense:
-            if anchor.shape == value.shape:
-                return anchor
-        anchor = _anchor(value)
-        entry.dense.append(anchor)
-        return anchor
-
-    def _sparse_anchor(self, var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        anchor = _anchor(rows)
-        self._entry(var).sparse.append((indices, anchor))
-        return anchor
+    def _record_sparse(self, var: Any, indices: torch.Tensor, leaf: torch.Tensor) -> None:
+        key = id(var)
+        self._sparse.setdefault(key, []).append((indices, leaf))
+        self._seen[key] = var
 
     # -- gradients ----------------------------------------------------------
     def _check_usable(self) -> None:
@@ -271,7 +383,8 @@ class GradientTape:
         frees it, and with it the saved reads that would make the next
         write to a variable copy it.
         """
-        create_graph = bool(_tls.recording) and not _tls.stopped and torch.is_grad_enabled()
+        create_graph = (not _tls.paused_all and torch.is_grad_enabled()
+                        and any(not t._paused for t in _tls.recording))
         shared = any(t in _tls.open for t in self._overlapping)
         retain_graph = self._persistent or create_graph or shared
         return retain_graph, create_graph
@@ -281,16 +394,22 @@ class GradientTape:
         if not self._persistent:
             self._used = True
             _tls.open.discard(self)
-            self._reads = {}
+            self._dense = {}
+            self._sparse = {}
 
     def _targets(self, target: Any) -> list:
         out = []
         for t in nest.flatten(target):
             if _is_variable(t):
                 # The target variable is read here, as a read of this tape: d(v)/d(v) = 1.
-                var, t = t, t.value().detach()
-                if _differentiable(t):
-                    t = _ReadVariable.apply(t, self._dense_anchor(var, t))
+                var, cell = t, protocol.storage(t)
+                value = cell.value if cell is not None else var.value().detach()
+                if _differentiable(value):
+                    leaf = value.detach().requires_grad_(True)
+                    self._record_dense(var, leaf)
+                    t = snapshot_of(leaf)
+                else:
+                    t = snapshot_of(value)
             elif isinstance(t, IndexedSlices):
                 t = t.to_dense()
             elif not isinstance(t, torch.Tensor):
@@ -316,8 +435,7 @@ class GradientTape:
                              "context is significantly less efficient than calling it outside "
                              "the context (it records the gradient computation itself).")
             else:  # as TF: a non-persistent tape stops recording once it is used
-                _tls.recording.remove(self)
-                self._recording = False
+                self._stop()
         flat_sources = nest.flatten(sources)
         for s in flat_sources:
             if s is None or not (_is_variable(s) or isinstance(s, torch.Tensor)):
@@ -365,16 +483,33 @@ class GradientTape:
             return k
 
         plans = []
+        dense_of, sparse_of = self._dense, self._sparse
         for s in sources:
             if _is_variable(s):
-                entries = [self._reads.get(id(c)) for c in _components(s)]
-                entries = [e for e in entries if e is not None]
-                if not entries or not (s.dtype.is_floating or s.dtype.is_complex):
+                if not (s.dtype.is_floating or s.dtype.is_complex):
                     plans.append(None)
                     continue
-                plans.append(("var", s, [add_input(a) for e in entries for a in e.dense],
-                              [(idx, add_input(a)) for e in entries for idx, a in e.sparse]))
-            elif s.requires_grad:
+                components = _components(s)
+                if len(components) == 1 and id(components[0]) not in sparse_of:
+                    # The common source: one variable read densely under one set of tapes.
+                    leaves = dense_of.get(id(components[0]))
+                    if leaves is None:
+                        plans.append(None)
+                    elif len(leaves) == 1:
+                        plans.append(("tensor", s, add_input(leaves[0])))
+                    else:
+                        plans.append(("var", s, [add_input(a) for a in leaves], []))
+                    continue
+                dense = [a for c in components for a in dense_of.get(id(c), ())]
+                sparse = [(idx, a) for c in components for idx, a in sparse_of.get(id(c), ())]
+                if not dense and not sparse:
+                    plans.append(None)
+                    continue
+                plans.append(("var", s, [add_input(a) for a in dense],
+                              [(idx, add_input(a)) for idx, a in sparse]))
+            elif s.grad_fn is not None or (s.is_leaf and self._watched_tensors.get(id(s)) is s):
+                # A leaf gets a gradient only from a tape that watched it (TF: None otherwise);
+                # a computed tensor is differentiable if its graph reaches a watched input.
                 plans.append(("tensor", s, add_input(s)))
             else:
                 plans.append(None)
@@ -387,9 +522,10 @@ class GradientTape:
             grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
                          for t, w in pairs]
         retain_graph, create_graph = self._graph_flags() if flags is None else flags
-        raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
-                                  create_graph=create_graph, allow_unused=True,
-                                  is_grads_batched=batched)
+        with _requiring_grad([t for t in inputs if not t.requires_grad]):
+            raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
+                                      create_graph=create_graph, allow_unused=True,
+                                      is_grads_batched=batched)
         return [_assemble(plan, raw, batched) for plan in plans]
 
     def _stacked_gradients(self, out: torch.Tensor, weights: torch.Tensor, sources: list) -> list:
@@ -478,6 +614,25 @@ class GradientTape:
         return g.movedim(0, 1).reshape(shape)
 
 
+@contextlib.contextmanager
+def _requiring_grad(tensors: list) -> Iterator[None]:
+    """Watched tensors whose tape block ended (`watch` gave them back) require grad again
+    for the one autograd call that differentiates them."""
+    if not tensors:
+        yield
+        return
+    with _lent_lock:
+        for t in tensors:
+            t.requires_grad_(True)
+    try:
+        yield
+    finally:
+        with _lent_lock:
+            for t in tensors:
+                if id(t) not in _lent:
+                    t.requires_grad_(False)
+
+
 def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:
     """One source's gradient from the raw gradients of its inputs (the anchors of its reads).
 
@@ -495,7 +650,7 @@ def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:
     if not dense and not sparse:
         return None
     if sparse:
-        shape = tuple(var.shape.as_list()) if var.shape.is_fully_defined() else tuple(var.handle.shape)
+        shape = var._current_shape()
         lead = tuple(sparse[0][1].shape[:1]) if batched else ()
         values = torch.cat([g.reshape(lead + (-1,) + shape[1:]) for _, g in sparse], dim=len(lead))
         indices = torch.cat([idx.reshape(-1) for idx, _ in sparse])
@@ -523,7 +678,7 @@ def _components(var: Any) -> tuple:
 
 def _shape_of(s: Any) -> tuple:
     if _is_variable(s):
-        return tuple(s.handle.shape)
+        return s._current_shape()
     return tuple(s.shape)
 
 
@@ -532,7 +687,7 @@ def _torch_dtype(s: Any) -> torch.dtype:
 
 
 def _device(s: Any) -> torch.device:
-    return s.handle.device if _is_variable(s) else s.device
+    return s._torch_device() if _is_variable(s) else s.device
 
 
 def _zeros(shape: tuple, s: Any) -> torch.Tensor:

@@ -32,7 +32,9 @@ import torch
 from . import device as device_lib
 from . import dtypes, errors
 from .dtypes import DType
+from .numpy_interop import BFLOAT16, to_numpy
 from .tensor_shape import TensorShape, as_shape
+from .variable_protocol import is_variable
 
 __all__ = [
     "convert_to_tensor", "constant", "register_tensor_conversion_function",
@@ -66,6 +68,24 @@ def register_tensor_conversion_function(base_type: Any, conversion_func: Callabl
     _conversion_registry.append((types, conversion_func, priority))
     _conversion_registry.sort(key=lambda entry: entry[2])
     _conversion_cache.clear()
+    _plain_reads.clear()
+
+
+# The conversion function `tf.Variable` registers (a plain read), and the variable classes
+# for which it is the first registered function and `_dense_var_to_tensor` is the base's:
+# `convert_to_tensor` reads those with `value()` directly.
+_variable_read: Optional[Callable] = None
+_variable_base: Optional[type] = None
+_plain_reads: set = set()
+
+
+def register_variable_read(variable_type: type, conversion_func: Callable) -> None:
+    """`register_tensor_conversion_function` for `tf.Variable` itself (`variables` calls it):
+    a variable class for which it is the first function, and which keeps the base class's
+    `_dense_var_to_tensor`, converts by `value()` directly, without the registry's call."""
+    global _variable_read, _variable_base
+    _variable_read, _variable_base = conversion_func, variable_type
+    register_tensor_conversion_function(variable_type, conversion_func)
 
 
 def _registered_functions(cls: type) -> list:
@@ -73,6 +93,10 @@ def _registered_functions(cls: type) -> list:
     if found is None:
         found = [fn for types, fn, _ in _conversion_registry if issubclass(cls, types)]
         _conversion_cache[cls] = found
+        if (found and found[0] is _variable_read and _variable_base is not None
+                and getattr(cls, "_dense_var_to_tensor", None)
+                is getattr(_variable_base, "_dense_var_to_tensor", None)):
+            _plain_reads.add(cls)
     return found
 
 
@@ -109,17 +133,11 @@ def format_tensor(t: torch.Tensor) -> str:
 def numpy_repr(t: torch.Tensor) -> str:
     """The value as TF's reprs show it: `repr` of the array, of a Python scalar for 0-d.
 
-    (bfloat16 is shown through float32: numpy has no bfloat16.)
+    (bfloat16 arrays are `ml_dtypes.bfloat16`, as TF shows them:
+    `array([1.5, 2], dtype=bfloat16)`.)
     """
-    value = _numpy_value(t)
+    value = to_numpy(t)
     return repr(value.item()) if np.ndim(value) == 0 else repr(value)
-
-
-def _numpy_value(t: torch.Tensor) -> Any:
-    """`t.numpy()` as TF would show it (a numpy scalar for 0-d tensors)."""
-    t = t.detach().to("cpu")
-    arr = t.float().numpy() if t.dtype is torch.bfloat16 else t.resolve_conj().resolve_neg().numpy()
-    return arr[()] if arr.ndim == 0 else arr
 
 
 def conversion_error(requested: DType, t: torch.Tensor) -> ValueError:
@@ -379,13 +397,14 @@ def _from_numpy(array: np.ndarray, dtype: Optional[DType], device: torch.device,
     The tensor never aliases the caller's array: it is copied unless `owned`
     (a fresh array built by this module).
     """
-    if array.dtype.kind in "OUSV":
+    if array.dtype.kind in "OUSV" and array.dtype != BFLOAT16:
         raise TypeError(
             f"tfcompat tensors hold numbers only: cannot convert a NumPy array of dtype "
             f"{array.dtype} (TF's string and object tensors have no torch counterpart).")
     if dtype is None:
         dtype = dtypes.as_dtype(array.dtype)
-    # NumPy has no bfloat16: go through float32, then round.
+    # torch takes no ml_dtypes array: bfloat16 goes through float32 (exact for a
+    # bfloat16 array), then rounds once.
     target = np.dtype(np.float32 if dtype is dtypes.bfloat16 else dtype.as_numpy_dtype)
     if array.dtype != target:
         with warnings.catch_warnings():  # TF casts quietly (complex to real, overflow)
@@ -496,8 +515,11 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
     numpy arrays are copied onto the current device. `dtype_hint` is a
     preference that is dropped when it cannot be honoured.
     """
-    if isinstance(value, torch.Tensor) and dtype is None:
-        return value
+    if dtype is None:
+        if isinstance(value, torch.Tensor):
+            return value
+        if type(value) in _plain_reads:  # the common case: a variable, read
+            return value.value()
     return _convert(value, dtype, dtype_hint, None, name)
 
 
@@ -509,8 +531,11 @@ def convert_to_tensor_on(device: Optional[torch.device], value: Any, dtype: Any 
     the op needs no cross-device copy. Tensors and variables are returned as
     they are (`None` means the current device).
     """
-    if isinstance(value, torch.Tensor) and dtype is None:
-        return value
+    if dtype is None:
+        if isinstance(value, torch.Tensor):
+            return value
+        if type(value) in _plain_reads:
+            return value.value()
     return _convert(value, dtype, dtype_hint, device)
 
 
@@ -548,13 +573,14 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     elements, or fills it from a scalar.
     """
     requested = None if dtype is None else dtypes.as_dtype(dtype)
-    if getattr(value, "_tfcompat_variable", False):
-        t = value.value()
-        t = (t.to(requested.as_torch) if requested is not None else t).clone()
+    if is_variable(value):
+        t = value.value()  # a snapshot: memory nobody else can write
+        if requested is not None:
+            t = t.to(requested.as_torch)
     elif isinstance(value, torch.Tensor):
         if requested is not None and value.dtype != requested.as_torch:
             raise TypeError(
-                f"Expected tensor {_numpy_value(value)} with dtype tf.{requested.name}, but got "
+                f"Expected tensor {to_numpy(value)} with dtype tf.{requested.name}, but got "
                 f"dtype tf.{dtypes.from_torch(value.dtype).name}.")
         t = value.detach().clone()
     elif isinstance(value, (list, tuple)) and _contains_tensor(value):
@@ -588,6 +614,6 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
         else:
             raise TypeError(
                 f"Eager execution of tf.constant with unsupported shape. Tensor "
-                f"{_numpy_value(t)} (converted from {value!r}) has {t.numel()} elements, but got "
+                f"{to_numpy(t)} (converted from {value!r}) has {t.numel()} elements, but got "
                 f"`shape` {target} with {count} elements).")
     return t

@@ -15,9 +15,8 @@ Each op lives in the module of its concept:
 * `nn_ops`, `clip_ops`, `random_ops`
 """
 
-from ..autodiff.tape import stop_gradient
 from .array_ops import (concat, expand_dims, identity, pad, rank, reshape, shape, size, split,
-                        squeeze, stack, tile, transpose, unstack)
+                        squeeze, stack, stop_gradient, tile, transpose, unstack)
 from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 from .creation_ops import fill, one_hot, ones, ones_like, range, zeros, zeros_like
 from .indexing_ops import (boolean_mask, gather, gather_nd, scatter_nd, tensor_scatter_nd_add,

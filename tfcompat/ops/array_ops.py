@@ -24,13 +24,15 @@ import torch.nn.functional as F
 from ..framework import device as device_lib
 from ..framework import dtypes
 from ..framework.errors import invalid_argument as invalid
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on, is_tensor_like
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
+from ..framework.variable_protocol import is_variable
 from ._shape_args import int_values, single_axis
 
 __all__ = ["reshape", "transpose", "concat", "stack", "unstack", "split", "expand_dims",
-           "squeeze", "tile", "pad", "identity", "shape", "size", "rank"]
+           "squeeze", "tile", "pad", "identity", "stop_gradient", "shape", "size", "rank"]
 
 _CPU = torch.device("cpu")
 
@@ -213,6 +215,16 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int]
     return list(torch.split(t, sizes, dim=a))
 
 
+def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002 - TF name
+    """`tf.stop_gradient`: the same values, cut from the autograd graph (`detach`).
+
+    A variable is read first (a snapshot), so the result never aliases it.
+    """
+    if isinstance(input, IndexedSlices):
+        return IndexedSlices(input.values.detach(), input.indices, input.dense_shape)
+    return convert_to_tensor(input).detach()
+
+
 def expand_dims(input: Any, axis: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """`tf.expand_dims`: insert a size-1 axis at `axis` (in `[-rank-1, rank]`)."""
     t = convert_to_tensor(input)
@@ -386,7 +398,7 @@ def rank(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002 
 def _static_shape(x: Any) -> tuple:
     if isinstance(x, torch.Tensor):
         return tuple(x.shape)
-    if getattr(x, "_tfcompat_variable", False):
+    if is_variable(x):
         # A variable's shape needs no read (and no tape record), as in TF.
         s = x.shape
         if isinstance(s, TensorShape) and s.rank is not None and None not in s.as_list():

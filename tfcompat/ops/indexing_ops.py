@@ -31,13 +31,10 @@ from . import _dispatch as D
 from ._indices import (all_in_range, checks_on_host, first_bad, in_range, index_tensor,
                        position)
 from ._shape_args import int_values, shape_arg, single_axis
+from ..framework.variable_protocol import is_variable as _is_variable
 
 __all__ = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
            "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique"]
-
-
-def _is_variable(x: Any) -> bool:
-    return getattr(x, "_tfcompat_variable", False)
 
 
 def _is_zero_axis(axis: Any) -> bool:

@@ -50,7 +50,13 @@ def _all_dims(x: torch.Tensor, dims: Optional[tuple]) -> tuple:
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.reduce_sum`: sum over `axis` (all axes when None), in the input's dtype."""
+    if axis is None and not keepdims:  # the common call, in fewer steps
+        x = convert_to_tensor(input_tensor)
+        if x.dtype in D.FLOATS:
+            return torch.sum(x)
     x, dims = _prepare("Sum", input_tensor, axis, _SUMMABLE)
+    if dims is None and not keepdims:  # (torch sums integers to int64 unless told otherwise)
+        return torch.sum(x) if x.is_floating_point() else torch.sum(x, dtype=x.dtype)
     if dims == ():
         return x
     return torch.sum(x, dim=_all_dims(x, dims), keepdim=bool(keepdims), dtype=x.dtype)
@@ -62,8 +68,11 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     x, dims = _prepare("Mean", input_tensor, axis, _SUMMABLE)
     if dims == ():
         return x
+    floating = x.is_floating_point() or x.is_complex()
+    if dims is None and not keepdims and floating:
+        return torch.mean(x)
     all_dims = _all_dims(x, dims)
-    if x.is_floating_point() or x.is_complex():
+    if floating:
         return torch.mean(x, dim=all_dims, keepdim=bool(keepdims))
     total = torch.sum(x, dim=all_dims, keepdim=bool(keepdims), dtype=torch.int64)
     count = math.prod(x.shape[d] for d in all_dims)
@@ -206,7 +215,7 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.add_n`: the element-wise sum of same-shaped, same-dtype tensors.
 
     No broadcasting, as TF. `IndexedSlices` are densified; a single input is
-    returned as is. Sums left to right, as TF's kernel.
+    returned as is. Sums in the order of TF's kernel (below), so the rounding is TF's.
     """
     try:
         items = list(inputs)
@@ -225,10 +234,26 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
             raise invalid("Inputs to operation AddN of type AddN must have the same size and "
                           f"shape.  Input 0: {list(first.shape)} != input {i}: {list(t.shape)}",
                           "AddN")
-    if len(tensors) == 1:
+    n = len(tensors)
+    if n == 1:
         return first
+    tensors = D.same_device(tensors)
+    # TF's AddN kernel: the first n % 8 inputs (8 if none, 9 if one) summed left to right, then
+    # `out += c0 + c1 + ... + c7` for each following chunk of 8, each chunk summed left to right.
+    # Every add rounds in the dtype, so this order is TF's result to the bit; the chunks' sums
+    # are computed together, one op per position in the chunk.
+    head = n % 8 or 8
+    if head == 1:
+        head = 9
+    # In place on our own fresh results: autograd allows it (add needs no saved values).
     out = D.run(torch.add, tensors[0], tensors[1])
-    for t in tensors[2:]:
-        # In place on our own fresh result: autograd allows it (add needs no saved values).
-        out = out.add_(t if t.device == out.device else t.to(out.device))
+    for t in tensors[2:head]:
+        out = out.add_(t)
+    if head < n:
+        chunks = torch.stack(tensors[head:]).view((n - head) // 8, 8, *first.shape)
+        sums = chunks[:, 0] + chunks[:, 1]
+        for j in range(2, 8):
+            sums = sums.add_(chunks[:, j])
+        for chunk_sum in sums.unbind(0):
+            out = out.add_(chunk_sum)
     return out

@@ -38,7 +38,8 @@ import numpy as np
 
 __all__ = [
     "Mutation", "Assign", "AssignAdd", "AssignSub", "Scatter", "ScatterNd", "SliceAssign",
-    "ItemAssign", "InvalidMutation", "Read", "READ_KINDS", "SCATTER_KINDS", "SCATTER_ND_KINDS",
+    "ItemAssign", "InvalidMutation", "Read", "READ_KINDS", "TORCH_READ_KINDS", "ReadMutation",
+    "READ_MUTATION_KINDS", "SCATTER_KINDS", "SCATTER_ND_KINDS",
     "MUTATION_KINDS", "scatter_reference", "scatter_nd_reference", "slice_reference",
     "slice_assign_reference", "trunc_divide", "default_api", "key_repr", "as_operand",
     "other_dtype", "OPERAND_FORMS",
@@ -397,8 +398,12 @@ class InvalidMutation:
 
 READ_KINDS = (
     "read_value", "value", "convert_to_tensor", "getitem", "getitem_ellipsis", "numpy",
-    "asarray", "operator", "sparse_read", "gather_nd", "iter", "torch_reshape",
+    "asarray", "operator", "sparse_read", "gather_nd", "iter", "identity", "reshape",
+    "transpose", "expand_dims", "squeeze", "cast", "stop_gradient", "unstack", "split",
+    "torch_reshape", "torch_narrow", "torch_flatten",
 )
+#: reads through torch functions (`__torch_function__`): tfcompat only, not TF's API
+TORCH_READ_KINDS = ("torch_reshape", "torch_narrow", "torch_flatten")
 
 
 @dataclasses.dataclass
@@ -437,9 +442,31 @@ class Read:
             return var.gather_nd(api.constant(np.array(self.indices)))
         if k == "iter":
             return list(var)
-        if k == "torch_reshape":
+        if k == "identity":
+            return api.identity(var)
+        if k == "reshape":
+            return api.reshape(var, [-1])
+        if k == "transpose":
+            return api.transpose(var)
+        if k == "expand_dims":
+            return api.expand_dims(var, 0)
+        if k == "squeeze":
+            return api.squeeze(api.expand_dims(var, 0), 0)
+        if k == "cast":
+            return api.cast(var, var.dtype)
+        if k == "stop_gradient":
+            return api.stop_gradient(var)
+        if k == "unstack":
+            return list(api.unstack(var))
+        if k == "split":
+            return list(api.split(var, 1))
+        if k in TORCH_READ_KINDS:
             import torch
-            return torch.reshape(var, (-1,))
+            if k == "torch_reshape":
+                return torch.reshape(var, (-1,))
+            if k == "torch_narrow":
+                return torch.narrow(var, 0, 0, max(var.shape[0] - 1, 0))
+            return torch.flatten(var)
         raise ValueError(f"unknown read kind {k!r}")
 
     def expected(self, array: np.ndarray) -> Any:
@@ -452,11 +479,25 @@ class Read:
         if k == "gather_nd":
             idx = np.asarray(self.indices, dtype=np.int64)
             return np.array(array[tuple(idx[..., j] for j in range(idx.shape[-1]))])
-        if k == "iter":
+        if k in ("iter", "unstack"):
             return [np.array(row) for row in array]
-        if k == "torch_reshape":
+        if k == "split":
+            return [array.copy()]
+        if k in ("torch_reshape", "reshape", "torch_flatten"):
             return array.reshape(-1).copy()
+        if k == "transpose":
+            return np.transpose(array).copy()
+        if k == "expand_dims":
+            return array[None].copy()
+        if k == "torch_narrow":
+            return array[:max(array.shape[0] - 1, 0)].copy()
         return array.copy()
+
+    @property
+    def needs_rank(self) -> int:
+        """The smallest variable rank this read takes."""
+        return 1 if self.kind in ("getitem", "sparse_read", "gather_nd", "iter", "unstack", "split",
+                                  "torch_narrow") else 0
 
     def __repr__(self) -> str:
         if self.kind == "getitem":
@@ -464,3 +505,72 @@ class Read:
         if self.indices is not None:
             return f"read({self.kind}({_arrays_repr(self.indices)}))"
         return f"read({self.kind})"
+
+
+# ---------------------------------------------------------------------------
+# writes to what a read handed out
+# ---------------------------------------------------------------------------
+
+READ_MUTATION_KINDS = ("set_all", "set_first", "scale")
+
+
+@dataclasses.dataclass
+class ReadMutation:
+    """An in-place write to the result of a read (a tensor, a numpy array, or a list of them).
+
+    TF's tensors are immutable, so in TF nothing done to a read can reach the
+    variable. In tfcompat reads are torch tensors (or numpy arrays), which
+    can be written in place: the law is that such a write changes the read
+    (as it would change any tensor) and never the variable or other reads.
+
+    `apply(x)` writes with Python operators that torch tensors and numpy
+    arrays share (`x[...] = c`, `x *= 2`), so the numpy `expected` is exact
+    in every dtype: the constants are exactly representable, doubling is
+    exact in binary floating point and wraps identically for integers.
+    Lists (`iter`, `unstack`, `split`) get the write on their first item.
+    """
+    kind: str
+    value: float = 1.5
+
+    def applies_to(self, x: Any) -> bool:
+        """Whether `x` can be written in place (a numpy scalar or an empty result cannot)."""
+        if isinstance(x, list):
+            return bool(x) and self.applies_to(x[0])
+        if isinstance(x, np.generic) or not hasattr(x, "shape"):
+            return False
+        dtype = str(getattr(x, "dtype", ""))
+        if self.kind == "scale" and "bool" in dtype:
+            return False
+        size = int(np.prod(tuple(x.shape), dtype=np.int64))
+        return size > 0
+
+    def _constant(self, dtype: Any) -> Any:
+        text = str(dtype)
+        if "bool" in text:
+            return True
+        if "int" in text:
+            return 3
+        return self.value
+
+    def apply(self, x: Any) -> Any:
+        """Write `x` in place (its first item, for a list); returns `x`."""
+        if isinstance(x, list):
+            x[0] = self.apply(x[0])
+            return x
+        if self.kind == "set_all":
+            x[...] = self._constant(x.dtype)
+        elif self.kind == "set_first":
+            x[(0,) * len(x.shape)] = self._constant(x.dtype)
+        else:
+            x *= 2
+        return x
+
+    def expected(self, array: Any) -> Any:
+        """What the written read must hold, given what it held before (numpy)."""
+        if isinstance(array, list):
+            return [self.expected(array[0])] + [np.array(a) for a in array[1:]]
+        out = np.array(array)
+        return self.apply(out)
+
+    def __repr__(self) -> str:
+        return f"write_read({self.kind})"

@@ -38,6 +38,7 @@ __all__ = [
     "integer_dtypes", "shapes", "arrays", "elements", "initial_values", "slice_keys",
     "region_shape", "broadcastable_shapes", "index_arrays", "nd_index_arrays",
     "operand_forms", "mutations", "mutation_sequences", "invalid_mutations", "reads",
+    "read_mutations",
     "numpy_dtype", "tolerance", "INVALID_REASONS", "reason_applies",
 ]
 
@@ -601,6 +602,11 @@ def reason_applies(reason: str, dtype: Any, shape: tuple) -> bool:
 # reads
 # ---------------------------------------------------------------------------
 
+def read_mutations() -> Any:
+    """An in-place write to a read's result (see `reference.ReadMutation`)."""
+    return st.builds(ref.ReadMutation, st.sampled_from(ref.READ_MUTATION_KINDS))
+
+
 @st.composite
 def reads(draw: Any, shape: Sequence[int], *, kinds: Iterable[str] = ref.READ_KINDS) -> ref.Read:
     """One way of reading a variable of `shape` (see `reference.READ_KINDS`)."""
@@ -609,7 +615,7 @@ def reads(draw: Any, shape: Sequence[int], *, kinds: Iterable[str] = ref.READ_KI
     possible = [k for k in kinds
                 if not (k == "sparse_read" and not (shape and shape[0] > 0))
                 and not (k == "gather_nd" and not (shape and size > 0))  # TF: params is empty
-                and not (k == "iter" and not shape)]
+                and len(shape) >= ref.Read(k).needs_rank]
     kind = draw(st.sampled_from(possible))
     if kind == "getitem":
         return ref.Read(kind, key=draw(slice_keys(shape)))

@@ -17,7 +17,9 @@ import numpy as np
 import torch
 
 from ..framework import dtypes
+from ..framework.numpy_interop import to_numpy
 from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.variable_protocol import is_variable
 from ..ops import _dispatch, math_ops
 
 __all__ = ["OPERATORS", "TENSOR_OPERATORS", "install"]
@@ -119,6 +121,23 @@ OPERATORS = (
 )
 
 
+# `variable <op> python_number` straight to torch where that is exactly TF's computation: TF
+# converts the number to the variable's dtype, then runs the op; torch passes the number to the
+# kernel, which rounds it to the op's compute type. For float32 and float64 the compute type is
+# the variable's dtype, so both round the number once, the same way. (Half precision computes
+# in float32: the number would not be rounded to half first. Division may be a multiplication
+# by the reciprocal in torch's kernels. Both take the TF op.)
+_SCALAR_OPS = {"add": torch.add, "sub": torch.sub, "mul": torch.mul}
+_REFLECTED_SCALAR_OPS = {"add": torch.add, "sub": torch.rsub, "mul": torch.mul}
+_SCALAR_DTYPES = (torch.float32, torch.float64)
+
+
+def _exact_scalar_operand(x: torch.Tensor, other: Any) -> bool:
+    kind = type(other)
+    return ((kind is float or kind is int) and x.dtype in _SCALAR_DTYPES
+            and -3.0e38 < other < 3.0e38)
+
+
 def _forward(op: _Operator) -> Callable[[Any, Any], Any]:
     """`variable <op> other` through the TF op.
 
@@ -127,24 +146,35 @@ def _forward(op: _Operator) -> Callable[[Any, Any], Any]:
     computes `array.__rtruediv__(tensor)`), else the original error stands.
     """
     fn, torch_fn, allowed = op.fn, op.torch_fn, op.allowed
+    scalar_fn = _SCALAR_OPS.get(op.dunder)
     reflected_name = f"__r{op.dunder}__" if op.reflected else None
+
+    tensor = torch.Tensor
 
     def forward(self: Any, other: Any) -> Any:
         x = self.value()
-        if (torch_fn is not None and type(other) is torch.Tensor and other.dtype is x.dtype
-                and x.dtype in allowed):
-            try:
-                return torch_fn(x, other)
-            except RuntimeError:
-                pass  # devices differ, shapes don't broadcast...: the TF op says it properly
+        kind = type(other)
+        y = other
+        if kind is not tensor:
+            if scalar_fn is not None and (kind is float or kind is int):
+                if x.dtype in _SCALAR_DTYPES and -3.0e38 < other < 3.0e38:
+                    return scalar_fn(x, other)
+            elif is_variable(other):
+                y = x if other is self else other.value()  # (`v * v`: one read, as good as two)
+        if torch_fn is not None and type(y) is tensor:
+            dtype = x.dtype
+            if y.dtype is dtype and dtype in allowed:
+                try:
+                    return torch_fn(x, y)
+                except RuntimeError:
+                    pass  # devices differ, shapes don't broadcast...: the TF op says it properly
         try:
             return fn(x, other)
         except (TypeError, ValueError):
             reflected = getattr(other, reflected_name, None) if reflected_name else None
             if reflected is not None and not isinstance(other, (torch.Tensor, numbers.Number)):
                 # NumPy would defer back to torch's reflected operator; give it an array.
-                from .variable import _to_numpy  # (variable.py imports this module)
-                out = reflected(_to_numpy(x) if isinstance(other, np.ndarray) else x)
+                out = reflected(to_numpy(x) if isinstance(other, np.ndarray) else x)
                 if out is not NotImplemented:
                     return out
             raise
@@ -160,9 +190,12 @@ def _reflected(op: _Operator) -> Callable[[Any, Any], Any]:
     error. Other values are converted to the variable's dtype, as TF does.
     """
     fn = op.by_variable or op.fn
+    scalar_fn = _REFLECTED_SCALAR_OPS.get(op.dunder)
 
     def backward(self: Any, other: Any) -> Any:
         x = self.value()
+        if scalar_fn is not None and _exact_scalar_operand(x, other):
+            return scalar_fn(x, other)
         if isinstance(other, torch.Tensor):
             return fn(other, x)
         return fn(convert_to_tensor(other, dtype=dtypes.from_torch(x.dtype)), x)

@@ -1,50 +1,64 @@
-"""The storage cell behind a variable, with copy-on-write snapshots.
+"""The storage cell behind a variable: copy-on-write reads, locked writes.
 
-TF's contract (the RFC's point): a read returns an immutable snapshot; later
-assigns never change it. The naive way, copying the value on every read,
-costs a full copy per read; copying on every write costs a full copy per
-optimizer step. Neither is acceptable for a training loop.
+TF's contract (the RFC's point): a read returns an immutable tensor; later
+writes to the variable never change it, and nothing done to the read can
+change the variable. Torch tensors are mutable, so both directions matter:
+`x = v.read_value(); x += 1` must leave `v` alone, and `v.assign_add(1)`
+must leave `x` alone.
 
-`Resource` gives both cheap reads and in-place writes:
+Copying on every read costs a copy per read; copying on every write costs a
+copy per optimizer step. Neither is acceptable in a training loop. A read is
+instead a *lazy clone* (`torch._lazy_clone`, torch's copy-on-write storage):
+the read and the variable share memory until one of them is written, and
+torch's kernels make the writer's copy at that moment, whichever side it
+is (an in-place op on the read, a numpy array of the read that is written,
+an assign to the variable). Kernels that only read the data, matmuls,
+elementwise ops, reductions, gathers, never copy. So:
 
-* a read hands out an *alias* of the current storage (`tensor.detach()`,
-  no copy) and marks the resource `aliased`;
-* a write first asks for exclusive storage. If the resource was never read
-  since the last write, the storage is private and the write is in place.
-  If it was read, torch's storage reference count says whether any alias is
-  still alive (a snapshot a user kept, a tensor autograd saved for
-  backward). Only then is the storage replaced by a fresh buffer (the
-  "copy" of copy-on-write), leaving the old one to its readers.
+* reads cost one small allocation of tensor metadata (no data copy);
+* an assign with no live read is in place (a dead read leaves no trace);
+* a read someone keeps costs one copy, at the next write, on the writer;
+* a write to a read copies the read, never the variable.
 
-In a training loop the forward pass's reads are dead by the time the
-optimizer runs (the tape has released them), so the optimizer updates in
-place: no per-step copies. A snapshot a user keeps costs exactly one copy,
-at the next write.
+Writes and reads of one cell are serialized by a lock (TF takes the
+variable's mutex), so a read in one thread never sees a write in another
+half done. The lock is shared by every cell on one device: an optimizer's
+multi-tensor kernel over thousands of variables takes it once.
 
-Views of an alias keep the storage alive too, so `v.read_value()[0]` is
-protected like the read itself. What is *not* protected is `handle`: the
-live tensor itself, for torch interop that wants to mutate the variable.
+The cell is the *storage protocol* the rest of tfcompat uses (the optimizer
+kernels, strategies, checkpoints): `snapshot()` to read, `value` to update
+in place while holding `lock`, `replace()` for new storage, `token()` to
+validate a host-side mirror of the value. `tf.Variable._storage()` gives a
+variable's cell (None for variables that keep their value elsewhere).
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from typing import Optional
 
 import torch
 
-__all__ = ["Resource", "storage_is_shared"]
+from ..framework.copy_on_write import owned as _owned
+from ..framework.copy_on_write import snapshot_of
 
-_STORAGE_USE_COUNT = getattr(torch._C, "_storage_Use_Count", None)
+_LAZY = hasattr(torch.Tensor, "_lazy_clone")
+
+__all__ = ["Resource", "Storage", "device_lock", "snapshot_of", "same_token"]
+
+_device_locks: dict = {}
+_device_locks_guard = threading.Lock()
 
 
-def storage_is_shared(t: torch.Tensor) -> bool:
-    """Whether any tensor besides `t` references `t`'s storage."""
-    if _STORAGE_USE_COUNT is None:  # pragma: no cover - very old torch: assume shared
-        return True
-    # The temporary UntypedStorage object holds one reference of its own.
-    return _STORAGE_USE_COUNT(t.untyped_storage()._cdata) > 2
+def device_lock(device: torch.device) -> "threading.RLock":
+    """The lock of every storage cell on `device` (reentrant)."""
+    lock = _device_locks.get(device)
+    if lock is None:
+        with _device_locks_guard:
+            lock = _device_locks.setdefault(device, threading.RLock())
+    return lock
 
 
 _uids = itertools.count()
@@ -53,41 +67,65 @@ _live: "weakref.WeakValueDictionary[str, Resource]" = weakref.WeakValueDictionar
 
 
 class Resource:
-    """One variable's storage: the current value plus its aliasing state."""
+    """One variable's storage cell.
 
-    __slots__ = ("value", "aliased", "shared_name", "uid", "__weakref__")
+    `value` is the live tensor. Read it through `snapshot()`; write it in
+    place only while holding `lock` (torch's copy-on-write moves the writer
+    to new memory if a read still shares it); give it a new tensor with
+    `replace()`. `handed_out` counts the times the live tensor was given to
+    code outside tfcompat (`Variable.handle`), which may write it without
+    torch noticing (a collective, a numpy view): see `token()`.
+    """
+
+    __slots__ = ("value", "lock", "shared_name", "uid", "handed_out", "__weakref__")
 
     def __init__(self, value: torch.Tensor, name: str) -> None:
-        self.value = value
-        self.aliased = False
+        self.value = _owned(value)
+        self.lock = device_lock(value.device)
+        self.handed_out = 0
         self.uid = next(_uids)
         self.shared_name = f"{name}_{self.uid}"
         _live[self.shared_name] = self
 
     def snapshot(self) -> torch.Tensor:
-        """An alias of the current value that later writes will never change."""
-        self.aliased = True
-        return self.value.detach()
+        """The current value, as a tensor no later write changes and no write to it changes."""
+        with self.lock:
+            # (the cell's memory is torch's, `owned`, so the clone is lazy: no copy)
+            return self.value._lazy_clone() if _LAZY else snapshot_of(self.value)
 
     def exclusive(self) -> torch.Tensor:
-        """The storage, guaranteed unaliased, for an in-place write."""
-        if self.must_copy():
-            self.replace(self.value.clone())
+        """The live tensor, for an in-place write (hold `lock` while writing)."""
         return self.value
-
-    def must_copy(self) -> bool:
-        """Whether a write must go to new storage (a live alias exists)."""
-        if not self.aliased:
-            return False
-        if storage_is_shared(self.value):
-            return True
-        self.aliased = False
-        return False
 
     def replace(self, value: torch.Tensor) -> None:
         """Make `value` (a tensor nobody else holds) the new storage."""
-        self.value = value
-        self.aliased = False
+        value = _owned(value)
+        with self.lock:
+            self.value = value
+
+    def hand_out(self) -> torch.Tensor:
+        """The live tensor for outside code (`Variable.handle`); invalidates host mirrors."""
+        self.handed_out += 1
+        return self.value
+
+    def token(self) -> tuple:
+        """What a host-side copy of the value must match to still be valid.
+
+        Every write through tfcompat either replaces `value` or bumps torch's
+        version counter of it; a write by outside code needs the live tensor,
+        which only `hand_out` gives. A mirror recorded with `token()` is valid
+        while `token()` compares equal (`same_token`).
+        """
+        value = self.value
+        return (value, value._version, self.handed_out)
+
+
+def same_token(a: Optional[tuple], b: tuple) -> bool:
+    """Whether two `Resource.token()`s describe the same value."""
+    return a is not None and a[0] is b[0] and a[1] == b[1] and a[2] == b[2]
+
+
+Storage = Resource
 
 
 def lookup(shared_name: str) -> Optional[Resource]:

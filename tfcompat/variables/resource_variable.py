@@ -9,16 +9,18 @@ rules, the assign and scatter families, slicing, and the hooks that let
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
 
-from ..autodiff import tape as tape_lib
 from ..framework import device as device_lib
+from ..framework import variable_protocol as protocol
 from ..framework import dtypes, errors
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.numpy_interop import tensor_from_numpy, to_numpy
 from ..framework.name_scope import current_name_scope, name_scope
 from ..framework.tensor_conversion import conversion_error, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
@@ -30,7 +32,11 @@ from . import scatter, slicing
 from .enums import (VariableAggregation, VariableSynchronization,
                     validate_synchronization_aggregation_trainable)
 from .scatter import shape_str
-from .variable import Variable, VariableDef, _is_variable
+from .resource import snapshot_of
+from .variable import Variable, VariableDef, slice_assigner
+
+_is_variable = protocol.is_variable
+_partial = functools.partial
 
 __all__ = ["ResourceVariable", "default_variable_creator"]
 
@@ -89,7 +95,8 @@ class ResourceVariable(Variable):
         base_name = current_name_scope() + ("Variable" if name is None else name)
         logical = device_lib.current_logical()
         tdevice = device_lib.torch_device_for(logical)
-        value = self._initial_tensor(initial_value, requested, tdevice)
+        with protocol.recorder.paused():  # as TF: creation runs in init_scope, off every tape
+            value = self._initial_tensor(initial_value, requested, tdevice)
         if shape is not None:
             declared = as_shape(shape)
             if not declared.is_compatible_with(tuple(value.shape)):
@@ -174,11 +181,25 @@ class ResourceVariable(Variable):
     def handle(self) -> torch.Tensor:
         """The live torch tensor holding the value (torch interop).
 
-        Writing it in place changes the variable (and bypasses snapshot
-        protection); it is replaced, not mutated, when a write has to copy,
-        so do not keep it across writes.
+        Writing it in place changes the variable; reads taken earlier keep
+        their values (copy-on-write protects them, as for every write). The
+        variable may replace the tensor (an assign of a new shape), so fetch
+        `handle` again rather than keeping it across writes. Handing it out
+        makes host-side copies of the value (an optimizer's step count)
+        re-read it once, since code outside tfcompat may write it in ways
+        torch does not count (a collective, a numpy view).
         """
-        return self._resource.value
+        return self._resource.hand_out()
+
+    def _storage(self) -> resource_lib.Resource:
+        """The storage protocol: this variable's cell (see `variables/resource.py`)."""
+        return self._resource
+
+    def _current_shape(self) -> tuple:
+        return tuple(self._resource.value.shape)
+
+    def _torch_device(self) -> torch.device:
+        return self._tdevice
 
     @property
     def _resource_name(self) -> str:
@@ -196,12 +217,38 @@ class ResourceVariable(Variable):
 
     # -- reads ----------------------------------------------------------------
     def value(self) -> torch.Tensor:
-        t = self._resource.snapshot()
-        if tape_lib.active_count:
-            t = tape_lib.record_read(self, t)
-        return t
+        """The current value: a copy-on-write snapshot (see `variables/resource.py`).
+
+        Neither a later write to the variable nor an in-place op on the
+        result (or a numpy array of it) makes one change the other. Under a
+        `GradientTape` the result is differentiable with respect to the
+        variable.
+        """
+        if protocol.recording:
+            return protocol.recorder.dense(self, self._resource)
+        return self._resource.snapshot()
 
     read_value = value
+
+    def __getitem__(self, key: Any) -> torch.Tensor:
+        """TF slicing (see `Variable.__getitem__`); `v[a:b]` outside tapes in few calls."""
+        if type(key) is slice and not protocol.recording:
+            start, stop = key.start, key.stop
+            res = self._resource
+            if ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+                    and key.step is None and res.value.dim()):
+                # torch's own slicing is TF's strided slice for these keys.
+                with res.lock:
+                    out = res.value._lazy_clone()[key]  # (the cell's memory is torch's)
+                out.assign = _partial(slice_assigner, self, key)  # type: ignore[attr-defined]
+                return out
+        return Variable.__getitem__(self, key)
+
+    def numpy(self) -> Any:
+        """The value as a new numpy array (see `Variable.numpy`): one copy, taken under the lock."""
+        res = self._resource
+        with res.lock:
+            return to_numpy(res.value)
 
     def read_value_no_copy(self) -> torch.Tensor:
         """The same snapshot as `read_value` (TF's name for the no-copy read)."""
@@ -213,29 +260,32 @@ class ResourceVariable(Variable):
         Out-of-range indices follow `tf.gather` per device: TF's CPU error, or
         zeros on an accelerator (no host sync).
         """
-        current = self._resource.value
+        res = self._resource
         if type(indices) is torch.Tensor and indices.dtype in scatter.INDEX_TYPES:
             idx = indices  # the common case, without the conversion's calls
         else:
             idx = index_tensor(indices, "ResourceGather", allowed=scatter.INDEX_TYPES)
-        if current.dim() == 0:
+        if res.value.dim() == 0:
             raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
         if self._checks_on_host:
             if idx.get_device() != -1:  # (-1: on the host, as the variable)
-                idx = idx.to(current.device)
+                idx = idx.to(self._tdevice)
+            flat = idx if idx.dim() == 1 else idx.reshape(-1)
             try:  # torch's CPU kernel checks the range itself: no separate pass when all is well
-                rows = torch.index_select(current, 0, idx if idx.dim() == 1 else idx.reshape(-1))
+                with res.lock:  # the gathered rows are new memory: a snapshot already
+                    rows = torch.index_select(res.value, 0, flat)
             except (IndexError, RuntimeError):
-                indexing_ops.gather(current, idx)  # raises TF's error for the first bad index
+                indexing_ops.gather(res.snapshot(), idx)  # raises TF's error for the first bad index
                 raise
             if idx.dim() != 1:
-                rows = rows.reshape(tuple(idx.shape) + tuple(current.shape[1:]))
+                rows = rows.reshape(tuple(idx.shape) + tuple(res.value.shape[1:]))
         else:
-            if idx.device != current.device:
-                idx = idx.to(current.device)
-            rows = indexing_ops.gather(current, idx)
-        if tape_lib.active_count:
-            rows = tape_lib.record_sparse_read(self, idx, rows)
+            if idx.device != self._tdevice:
+                idx = idx.to(self._tdevice)
+            with res.lock:
+                rows = indexing_ops.gather(res.value, idx)
+        if protocol.recording:
+            rows = protocol.recorder.sparse(self, idx, rows)
         return rows
 
     def gather_nd(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -244,14 +294,14 @@ class ResourceVariable(Variable):
         As TF: with indices of shape `[n, 1]` (whole rows) the gradient is
         `IndexedSlices` (it is a `sparse_read`), otherwise dense.
         """
-        idx = scatter.index_arg(indices, self._resource.value.device, "ResourceGatherNd")
+        idx = scatter.index_arg(indices, self._tdevice, "ResourceGatherNd")
         if idx.dim() == 2 and idx.shape[1] == 1 and self._resource.value.dim() >= 1:
             try:
                 return self.sparse_read(idx[:, 0])
             except errors.InvalidArgumentError:
                 # The dtype is checked above, so an index is out of range: say so in
                 # gather_nd's words.
-                indexing_ops.gather_nd(self._resource.value, idx)
+                indexing_ops.gather_nd(self._resource.snapshot(), idx)
                 raise
         return indexing_ops.gather_nd(self.value(), idx)
 
@@ -301,13 +351,14 @@ class ResourceVariable(Variable):
                 f"Cannot assign value to variable '{self._name}': Shape mismatch. The variable "
                 f"shape {self._shape}, and the assigned value shape {_shape_text(t.shape)} are "
                 "incompatible.")
-        if same_shape and not res.must_copy():
-            res.value.copy_(t)
+        if same_shape:
+            with res.lock:  # in place; copy-on-write moves the variable off memory a read shares
+                res.value.copy_(t)
         else:
             res.replace(t.contiguous() if fresh else t.clone(memory_format=torch.contiguous_format))
         return self if read_value else None
 
-    def _update(self, delta: Any, fn: Any, inplace: Any) -> None:
+    def _update(self, delta: Any, inplace: Any) -> None:
         if self._tdtype is torch.bool:
             raise errors.InvalidArgumentError(
                 None, None, "No OpKernel was registered to support Op 'AssignAddVariableOp' with "
@@ -318,27 +369,24 @@ class ResourceVariable(Variable):
             t = delta
         else:
             t, _ = self._operand(delta)  # on the variable's device
-        current = res.value
-        if t.shape != current.shape:
-            raise self._shape_mismatch(t, current)
-        if res.aliased and res.must_copy():
-            res.replace(fn(current, t))
-            return
+        if t.shape != res.value.shape:
+            raise self._shape_mismatch(t, res.value)
         try:
-            inplace(current, t)
+            with res.lock:
+                inplace(res.value, t)
         except RuntimeError as e:
             raise errors.InvalidArgumentError(None, None, str(e)) from None
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Any:
         """`v += delta` in place (delta of the variable's exact shape and dtype)."""
-        self._update(delta, torch.add, torch.Tensor.add_)
+        self._update(delta, torch.Tensor.add_)
         return self if read_value else None
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Any:
         """`v -= delta` in place (delta of the variable's exact shape and dtype)."""
-        self._update(delta, torch.sub, torch.Tensor.sub_)
+        self._update(delta, torch.Tensor.sub_)
         return self if read_value else None
 
     def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
@@ -346,10 +394,11 @@ class ResourceVariable(Variable):
         res = self._resource
         t, _ = self._operand(value)
         if slicing.is_mask(key):
-            mask = convert_to_tensor(key).to(res.value.device)
+            mask = convert_to_tensor(key).to(self._tdevice)
             target_shape = (int(mask.sum()),) + tuple(res.value.shape[mask.dim():])
             fitted = self._fit(t, target_shape)
-            res.exclusive()[mask] = fitted
+            with res.lock:
+                res.value[mask] = fitted
             return self if read_value else None
         p = slicing.plan(res.value.shape, key)
         region_shape = res.value[p.key].shape
@@ -358,7 +407,8 @@ class ResourceVariable(Variable):
         fitted = self._fit(t, region_shape)
         if p.flip:
             fitted = fitted.flip(p.flip)
-        res.exclusive()[p.key].copy_(fitted)
+        with res.lock:
+            res.value[p.key].copy_(fitted)
         return self if read_value else None
 
     @staticmethod
@@ -376,9 +426,10 @@ class ResourceVariable(Variable):
             raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
                             f"{sparse_delta!r}")
         updates, _ = self._operand(sparse_delta._raw_values)
-        idx, upd = scatter.rows(self._resource.value, sparse_delta.indices, updates,
-                                _SCATTER_OPS[kind])
-        scatter.apply(kind, self._resource.exclusive(), idx, upd)
+        res = self._resource
+        idx, upd = scatter.rows(res.value, sparse_delta.indices, updates, _SCATTER_OPS[kind])
+        with res.lock:
+            scatter.apply(kind, res.value, idx, upd)
         return self
 
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
@@ -411,11 +462,11 @@ class ResourceVariable(Variable):
 
     def _scatter_nd(self, kind: str, indices: Any, updates: Any) -> "ResourceVariable":
         upd, _ = self._operand(updates)
-        current = self._resource.value
-        idx, flat_upd, k = scatter.nd_rows(current, indices, upd, _SCATTER_ND_OPS[kind])
-        target = self._resource.exclusive()
-        view = target.reshape((-1,) + tuple(target.shape[k:]))
-        scatter.apply(kind, view, idx, flat_upd)
+        res = self._resource
+        idx, flat_upd, k = scatter.nd_rows(res.value, indices, upd, _SCATTER_ND_OPS[kind])
+        with res.lock:
+            target = res.value
+            scatter.apply(kind, target.view((-1,) + tuple(target.shape[k:])), idx, flat_upd)
         return self
 
     def scatter_nd_update(self, indices: Any, updates: Any, name: Any = None) -> Any:
@@ -455,20 +506,22 @@ class ResourceVariable(Variable):
             raise errors.InvalidArgumentError(
                 None, None, f"Value for attr 'T' of {_tf_type_name(self._tdtype)} is not in the list "
                 "of allowed values: int32, int64")
-        old = self._resource.value.clone()
-        if old.dim() != 0:
-            raise errors.InvalidArgumentError(None, None,
-                                              f"input is not a scalar: {shape_str(old.shape)}")
-        if int(old) >= limit:
-            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
-        self.assign_add(torch.ones_like(old))
+        res = self._resource
+        with res.lock:  # the check and the increment are one step, as TF's kernel
+            old = res.snapshot()
+            if old.dim() != 0:
+                raise errors.InvalidArgumentError(None, None,
+                                                  f"input is not a scalar: {shape_str(old.shape)}")
+            if int(old) >= limit:
+                raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+            res.value.add_(1)
         return old
 
     # -- copying ----------------------------------------------------------------
     def __deepcopy__(self, memo: dict) -> "ResourceVariable":
         with device_lib.device(self._device_name), name_scope(""):
             copied = ResourceVariable(
-                initial_value=self._resource.value.clone(), trainable=self._trainable,
+                initial_value=self._resource.snapshot(), trainable=self._trainable,
                 constraint=self._constraint, name=self._shared_name,
                 synchronization=self._synchronization, aggregation=self._aggregation,
                 shape=self._shape)
@@ -485,7 +538,8 @@ def _rebuild(value: Any, dtype: str, trainable: bool, name: str, constraint: Any
              synchronization: int, aggregation: int, shape: Any) -> ResourceVariable:
     with name_scope(""):
         return ResourceVariable(
-            initial_value=torch.from_numpy(value).to(dtypes.to_torch(dtype)) if dtype == "bfloat16"
-            else value, dtype=dtype, trainable=trainable, name=name, constraint=constraint,
+            initial_value=tensor_from_numpy(np.asarray(value)).to(dtypes.to_torch(dtype))
+            if dtype == "bfloat16" else value, dtype=dtype, trainable=trainable, name=name,
+            constraint=constraint,
             synchronization=VariableSynchronization(synchronization),
             aggregation=VariableAggregation(aggregation), shape=shape)

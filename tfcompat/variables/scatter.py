@@ -174,16 +174,23 @@ def _divide(rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return torch.div(rows, values, rounding_mode="trunc")  # TF's integer division truncates
 
 
+_HALF = (torch.float16, torch.bfloat16)
+
+
 def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor) -> None:
     """Apply a validated row scatter of `kind` to `target` in place."""
     if kind == "update":
         target.index_copy_(0, idx, upd)
+    elif kind in ("add", "sub") and target.dtype in _HALF:
+        # TF adds each duplicate in turn, rounding after each; torch's index_add_ sums a row's
+        # duplicates in float32 first (float16 2048 + 1 + 1 + 1 + 1: TF 2048, torch 2052).
+        _combine_rows(target, idx, upd, torch.add if kind == "add" else torch.sub)
     elif kind == "add":
         target.index_add_(0, idx, upd)
     elif kind == "sub":
         target.index_add_(0, idx, -upd if upd.dtype is not torch.bool else upd)
     elif kind == "mul":
-        if target.dtype in (torch.float16, torch.bfloat16):  # round after each product, as TF
+        if target.dtype in _HALF:  # round after each product, as TF
             _combine_rows(target, idx, upd, torch.mul)
         else:
             _index_reduce(target, idx, upd, "prod")

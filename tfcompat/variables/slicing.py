@@ -23,7 +23,7 @@ import torch
 
 from ..framework import dtypes, errors
 
-__all__ = ["SlicePlan", "plan", "is_mask", "read"]
+__all__ = ["SlicePlan", "plan", "is_mask", "read", "is_simple"]
 
 
 class SlicePlan(NamedTuple):
@@ -122,6 +122,18 @@ def plan(shape: torch.Size, key: Any) -> SlicePlan:
             out_key.append(index)
             dim += 1
     return SlicePlan(tuple(out_key), tuple(flip))
+
+
+def is_simple(key: Any, shape: torch.Size) -> bool:
+    """Whether torch's own `t[key]` reads exactly TF's strided slice: an in-range int, or a
+    slice of ints with a positive step, on a tensor of rank >= 1 (the common keys)."""
+    kind = type(key)
+    if kind is slice:
+        start, stop, step = key.start, key.stop, key.step
+        return (len(shape) > 0 and (start is None or type(start) is int)
+                and (stop is None or type(stop) is int)
+                and (step is None or (type(step) is int and step > 0)))
+    return kind is int and len(shape) > 0 and -shape[0] <= key < shape[0]
 
 
 def read(t: torch.Tensor, key: Any) -> torch.Tensor:

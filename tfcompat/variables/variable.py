@@ -31,7 +31,10 @@ import numpy as np
 import torch
 
 from ..framework import dtypes
-from ..framework.tensor_conversion import numpy_repr, register_tensor_conversion_function
+from ..framework.numpy_interop import to_numpy
+from ..framework.object_identity import Reference
+from ..framework.variable_protocol import is_variable as _is_variable
+from ..framework.tensor_conversion import numpy_repr, register_variable_read
 from ..framework.tensor_shape import TensorShape
 from ..ops import indexing_ops, math_ops
 from . import creator as creator_lib
@@ -88,31 +91,6 @@ class VariableDef:
     shared_name: str = ""
     dtype: str = ""
     shape: Optional[list] = None
-
-
-class Reference:
-    """A hashable reference to a variable (`v.ref()`), compared by identity."""
-
-    __slots__ = ("_wrapped",)
-
-    def __init__(self, wrapped: Any) -> None:
-        self._wrapped = wrapped
-
-    def deref(self) -> Any:
-        return self._wrapped
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Reference) and self._wrapped is other._wrapped
-
-    def __hash__(self) -> int:
-        return id(self._wrapped)
-
-    def __repr__(self) -> str:
-        return f"<Reference wrapping {self._wrapped!r}>"
-
-
-def _is_variable(x: Any) -> bool:
-    return getattr(x, "_tfcompat_variable", False)
 
 
 _IN_PLACE_DUNDERS = frozenset({"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__"})
@@ -172,6 +150,32 @@ class Variable(metaclass=VariableMetaclass):
     def _watch_targets(self) -> tuple:
         """The variables whose reads stand for this one (itself, by default)."""
         return (self,)
+
+    # -- the storage protocol (framework/variable_protocol.py) --------------
+    def _storage(self) -> Any:
+        """This variable's own storage cell (`variables/resource.py`), or None.
+
+        A variable with a cell lets optimizer kernels, strategies and
+        checkpoints update its tensor in place (holding the cell's lock). The
+        base class has none: such a variable is updated through its
+        `assign*` methods, or through `_update_components()`.
+        """
+        return None
+
+    def _update_components(self) -> tuple:
+        """The variables an update of this one changes: itself, or (a distributed
+        variable) one component per replica, each with its own `_storage()`."""
+        return (self,)
+
+    def _current_shape(self) -> tuple:
+        """The shape of the current value (`shape` may be only partly known)."""
+        if self.shape.is_fully_defined():
+            return tuple(self.shape.as_list())
+        return tuple(self.value().shape)
+
+    def _torch_device(self) -> torch.device:
+        """The torch device holding the value."""
+        return self.value().device
 
     _tfcompat_variable = True
     _tfcompat_tensor_like = True
@@ -254,8 +258,9 @@ class Variable(metaclass=VariableMetaclass):
         return name[:-2] if name.endswith(":0") else name
 
     def numpy(self) -> Any:
-        """The value as a new numpy array (bfloat16 comes back as float32)."""
-        return _to_numpy(self.value())
+        """The value as a new numpy array (a numpy scalar for 0-d; bfloat16 as
+        `ml_dtypes.bfloat16`, as TF). Writing into it never changes the variable."""
+        return to_numpy(self.value())
 
     def ref(self) -> Reference:
         """A hashable key for this variable (variables themselves are unhashable)."""
@@ -356,10 +361,13 @@ class Variable(metaclass=VariableMetaclass):
     def __getitem__(self, key: Any) -> torch.Tensor:
         """TF slicing; the result of a strided slice has `.assign(value)` writing back."""
         value = self.value()
-        if slicing.is_mask(key):
+        if slicing.is_simple(key, value.shape):
+            out = value[key]
+        elif slicing.is_mask(key):
             return indexing_ops.boolean_mask(value, key)
-        out = slicing.read(value, key)
-        out.assign = functools.partial(_slice_assigner, self, key)  # type: ignore[attr-defined]
+        else:
+            out = slicing.read(value, key)
+        out.assign = functools.partial(slice_assigner, self, key)  # type: ignore[attr-defined]
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -440,29 +448,13 @@ def _abstract(self: Any, prop: str) -> Any:
     raise NotImplementedError(f"{type(self).__name__} does not implement the `{prop}` property")
 
 
-def _slice_assigner(var: Variable, key: Any, value: Any, use_locking: Any = None,
+def slice_assigner(var: Variable, key: Any, value: Any, use_locking: Any = None,
                     name: Any = None, read_value: bool = True) -> Any:
     return var._strided_slice_assign(key, value, read_value=read_value)
-
-
-def _to_numpy(t: torch.Tensor) -> Any:
-    """A new numpy array of `t` (a numpy scalar for 0-d, as TF's `numpy()`).
-
-    One copy: the move to the host (bfloat16 widened on the way, numpy has
-    none) is already a new buffer; a host tensor is copied out of its storage.
-    """
-    t = t.detach()
-    fresh = t.dtype is torch.bfloat16 or t.device.type != "cpu"
-    if fresh:
-        t = t.to(device="cpu", dtype=torch.float32 if t.dtype is torch.bfloat16 else t.dtype)
-    if t.is_conj() or t.is_neg():
-        t, fresh = t.resolve_conj().resolve_neg(), True
-    arr = t.numpy() if fresh else t.numpy().copy()
-    return arr[()] if arr.ndim == 0 else arr
 
 
 def _variable_to_tensor(var: Variable, dtype: Any = None, name: Any = None, as_ref: bool = False) -> torch.Tensor:
     return var._dense_var_to_tensor(dtype=dtype, name=name, as_ref=as_ref)
 
 
-register_tensor_conversion_function(Variable, _variable_to_tensor)
+register_variable_read(Variable, _variable_to_tensor)

@@ -1,0 +1,58 @@
+"""The package layers import one way: framework <- ops <- autodiff / variables <- the rest.
+
+`framework/variable_protocol.py` is the seam that lets ops, conversion and the tape meet
+variables without importing them, so `variables` never imports `autodiff` (the tape
+registers a read recorder instead) and `ops` imports neither.
+"""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "tfcompat"
+
+# package -> the tfcompat packages its modules may import
+ALLOWED = {
+    "framework": {"framework"},
+    "ops": {"framework", "ops"},
+    "autodiff": {"framework", "ops", "autodiff"},
+    "variables": {"framework", "ops", "variables"},
+    "distribute": {"framework", "variables", "distribute"},
+}
+
+
+def _imports(path: pathlib.Path) -> set:
+    """The tfcompat packages a module imports (relative imports resolved)."""
+    rel = path.relative_to(PACKAGE).parts
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = list(rel[:-1])[: len(rel) - node.level]
+            target = base + (node.module.split(".") if node.module else [])
+            if target:
+                found.add(target[0])
+            else:  # `from .. import x`
+                found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tfcompat."):
+            found.add(node.module.split(".")[1])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_packages_import_only_lower_layers(package):
+    bad = {}
+    for path in sorted((PACKAGE / package).rglob("*.py")):
+        extra = _imports(path) - ALLOWED[package]
+        if extra:
+            bad[str(path.relative_to(PACKAGE))] = sorted(extra)
+    assert bad == {}
+
+
+@pytest.mark.parametrize("module", ["tfcompat.framework.variable_protocol", "tfcompat.ops",
+                                    "tfcompat.autodiff", "tfcompat.variables",
+                                    "tfcompat.keras.optimizers", "tfcompat"])
+def test_each_package_imports_on_its_own(module):
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True, timeout=120)

@@ -1,0 +1,78 @@
+"""What the rest of tfcompat may know about variables, without importing them.
+
+Ops, conversion, the tape and the optimizers all meet variables; importing
+`tfcompat.variables` from each of them would tie every package to every
+other. This module is the seam, and it imports nothing of tfcompat:
+
+* `is_variable(x)`: whether `x` is a `tf.Variable` (any implementation);
+* `storage(var)`: the variable's storage cell (`variables/resource.py`),
+  or None for a variable that keeps its value some other way (a wrapper, a
+  distributed container, whose `_update_components()` are what an update
+  changes);
+* the read recorder: `GradientTape` registers itself here, and a
+  variable's read calls `recorder.dense(var, cell)` / `recorder.sparse(...)`
+  while `recording` is non-zero, so `variables` never imports `autodiff`;
+  `recorder.paused()` is `tf.init_scope()` (variable creation runs in it,
+  as in TF).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Optional
+
+__all__ = ["is_variable", "storage", "update_components", "set_recorder"]
+
+
+def is_variable(x: Any) -> bool:
+    """Whether `x` is a `tf.Variable` (a `ResourceVariable`, a distributed variable, a subclass)."""
+    return getattr(x, "_tfcompat_variable", False)
+
+
+def storage(var: Any) -> Optional[Any]:
+    """`var`'s own storage cell (a `Resource`), or None if it has none."""
+    get = getattr(var, "_storage", None)
+    return get() if get is not None else None
+
+
+def update_components(var: Any) -> tuple:
+    """The variables an update of `var` must change: `var` itself, or its components."""
+    get = getattr(var, "_update_components", None)
+    return tuple(get()) if get is not None else (var,)
+
+
+class _NoRecorder:
+    """The recorder before `autodiff` is imported: reads are never recorded."""
+
+    @staticmethod
+    def dense(var: Any, cell: Any) -> Any:
+        return cell.snapshot()
+
+    @staticmethod
+    def sparse(var: Any, indices: Any, rows: Any) -> Any:
+        return rows
+
+    @staticmethod
+    def paused() -> Any:
+        return contextlib.nullcontext()
+
+
+# Number of tapes recording in any thread. Reads test this one int before
+# calling the recorder, so reads outside tapes cost nothing extra.
+recording = 0
+recorder: Any = _NoRecorder
+_count_lock = threading.Lock()
+
+
+def set_recorder(new: Any) -> None:
+    """Install the tape's read recorder (`autodiff.tape` does, on import)."""
+    global recorder
+    recorder = new
+
+
+def add_recording(delta: int) -> None:
+    """Count tapes entering (+1) and leaving (-1) recording, in any thread."""
+    global recording
+    with _count_lock:
+        recording += delta
