@@ -20,6 +20,9 @@ One `OptimizerInfo` row per built-in optimizer, in the spirit of PyTorch's
   message (from tf_keras 2.21);
 * `space`: hypothesis ranges for each constructor argument, all valid, for
   the property tests (`HyperRange` floats, or a tuple of choices);
+* `non_float_errors`: the exception tf_keras' `apply_gradients` raises for an
+  integer or a bool variable (TF fails in a kernel, `InvalidArgumentError`,
+  or converting a constant to the variable's dtype, `TypeError`);
 * `slot_layout`: TF's creation order of slots in `opt.weights`
   ("slot-major": `m` of every variable, then `v` ...; "var-major": all
   slots of the first variable, then of the next — Ftrl), and
@@ -36,6 +39,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
+from tfcompat.framework import errors as tf_errors
 from tfcompat.keras import optimizers as keras_optimizers
 
 __all__ = [
@@ -111,6 +115,8 @@ class OptimizerInfo:
     hyper_edges: Dict[str, Tuple[float, ...]] = field(default_factory=dict)
     # kwargs to use for a half-precision run, where TF itself breaks down with the defaults
     half_overrides: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    # {"int": exception, "bool": exception} for a variable that is not floating point (tf_keras 2.21)
+    non_float_errors: Dict[str, type] = field(default_factory=lambda: dict(_KERNEL_ERRORS))
 
     @property
     def all_invalid(self) -> Tuple[InvalidArg, ...]:
@@ -150,6 +156,10 @@ class OptimizerInfo:
             names += [f"{prefix}/{v}/{s}:0" for s in cfg.slots for v in var_names]
         return names
 
+
+_KERNEL_ERRORS = {"int": tf_errors.InvalidArgumentError, "bool": tf_errors.InvalidArgumentError}
+_CONVERSION_ERRORS = {"int": TypeError, "bool": TypeError}
+_CONVERSION_THEN_KERNEL_ERRORS = {"int": TypeError, "bool": tf_errors.InvalidArgumentError}
 
 _LR = HyperRange(1e-3, 0.3, log=True)
 _EPS = HyperRange(1e-7, 1e-3, log=True)
@@ -234,6 +244,7 @@ ADAGRAD_INFO = OptimizerInfo(
     space=dict(learning_rate=_LR, initial_accumulator_value=HyperRange(0.01, 1.0), epsilon=_EPS),
     settable=dict(learning_rate=0.05),
     hyper_edges=dict(learning_rate=(0.0,)),
+    non_float_errors=_CONVERSION_ERRORS,
 )
 
 RMSPROP_INFO = OptimizerInfo(
@@ -262,6 +273,7 @@ RMSPROP_INFO = OptimizerInfo(
                epsilon=HyperRange(1e-4, 1e-2, log=True), centered=(False, True)),
     settable=dict(learning_rate=0.05, rho=0.5),
     hyper_edges=dict(momentum=(0.0, 1.0), rho=(0.0,), learning_rate=(0.0,)),
+    non_float_errors=_CONVERSION_THEN_KERNEL_ERRORS,
 )
 
 ADADELTA_INFO = OptimizerInfo(
@@ -279,6 +291,7 @@ ADADELTA_INFO = OptimizerInfo(
     space=dict(learning_rate=HyperRange(0.05, 1.0), rho=HyperRange(0.5, 0.99), epsilon=_EPS),
     settable=dict(learning_rate=0.05, rho=0.5),
     hyper_edges=dict(rho=(0.0, 1.0), learning_rate=(0.0,)),
+    non_float_errors=_CONVERSION_ERRORS,
 )
 
 ADAMAX_INFO = OptimizerInfo(
@@ -297,6 +310,7 @@ ADAMAX_INFO = OptimizerInfo(
                epsilon=_EPS),
     settable=dict(learning_rate=0.05, beta_2=0.5),
     hyper_edges=dict(beta_1=(0.0,), beta_2=(0.0,), learning_rate=(0.0,)),
+    non_float_errors=_CONVERSION_THEN_KERNEL_ERRORS,
 )
 
 NADAM_INFO = OptimizerInfo(
@@ -331,6 +345,7 @@ NADAM_INFO = OptimizerInfo(
     # beta_2 = 0.999 rounds to 1.0 in bfloat16, so 1 - beta_2 ** t = 0 and TF's
     # Nadam produces NaN; 0.99 is representable enough to train.
     half_overrides={"bfloat16": dict(beta_2=0.99)},
+    non_float_errors=_CONVERSION_ERRORS,
 )
 
 FTRL_INFO = OptimizerInfo(
@@ -384,6 +399,7 @@ FTRL_INFO = OptimizerInfo(
     hyper_edges=dict(learning_rate_power=(0.0, -1.0), l1_regularization_strength=(0.0, 1.0),
                      l2_regularization_strength=(0.0,), beta=(0.0,)),
     lr_kwarg=False,  # TF's Ftrl ignores `lr=` (it still validates it)
+    non_float_errors=_CONVERSION_ERRORS,
 )
 
 OPTIMIZER_INFOS: Tuple[OptimizerInfo, ...] = (

@@ -272,3 +272,87 @@ def test_optimizer_variables_are_created_in_the_optimizers_strategy():
     _ = opt.iterations  # created lazily, outside the scope
     assert entered, "iterations was not created under the optimizer's strategy"
     assert opt._distribution_strategy is strategy
+
+
+# ---------------------------------------------------------------------------
+# a strategy may repack what passes through the seam
+# ---------------------------------------------------------------------------
+
+
+def _repacked(value):
+    """A structurally equal copy with every list and tuple rebuilt (the leaves are kept)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_repacked(v) for v in value) if not isinstance(value, list) else [
+            _repacked(v) for v in value]
+    return value
+
+
+class RepackingReplicaContext(distribute_lib.ReplicaContext):
+    """A replica context whose merge_call hands the merge function rebuilt arguments, as a
+    strategy that regroups per-replica values does."""
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        return super().merge_call(merge_fn, args=_repacked(tuple(args)),
+                                  kwargs={k: _repacked(v) for k, v in (kwargs or {}).items()})
+
+
+class RepackingExtended(tf.distribute.StrategyExtended):
+    def __init__(self, container):
+        super().__init__(container)
+        self.batches = []
+
+    def _call_for_each_replica(self, fn, args, kwargs):
+        strategy = self._container_strategy
+        with distribute_lib._enter(distribute_lib._Context(strategy, RepackingReplicaContext(strategy, 0))):
+            return fn(*args, **kwargs)
+
+    def _batch_update(self, pairs, fn):
+        rebuilt = [(v, g) for v, g in list(pairs)]  # new list, new tuples
+        self.batches.append(len(rebuilt))
+        return fn(rebuilt)
+
+
+class RepackingStrategy(tf.distribute.Strategy):
+    def __init__(self):
+        super().__init__(RepackingExtended(self))
+
+
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_a_strategy_that_repacks_the_pairs_keeps_the_fast_path(info, monkeypatch):
+    """The merge function and the batch update find everything they cached from the variables
+    themselves: a strategy that rebuilds every list and tuple on the way still gets one
+    multi-tensor update per (device, dtype) group, planned once, with identical results."""
+    calls = []
+    fast = info.cls._multi_tensor_apply_dense
+
+    def spy(self, group, grads, coefficients):
+        calls.append(len(group))
+        return fast(self, group, grads, coefficients)
+
+    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
+    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    strategy = RepackingStrategy()
+    with strategy.scope():
+        opt = build(info, info.typical_kwargs())
+        variables = _vars()
+    planned = []
+    original_add = type(opt._plans).add
+
+    def counting_add(cache, var_list):
+        planned.append(len(var_list))
+        return original_add(cache, var_list)
+
+    monkeypatch.setattr(type(opt._plans), "add", counting_add)
+    for _ in range(3):
+        strategy.run(lambda: opt.apply_gradients(zip(_grads(), variables)))
+    assert calls == [2, 2, 2]  # the fast path, every step
+    assert strategy.extended.batches == [2, 2, 2]
+    assert planned == [2]  # one plan for the list, found again however the pairs were packed
+    plain = build(info, info.typical_kwargs())
+    plain_vars = _vars()
+    for _ in range(3):
+        plain.apply_gradients(zip(_grads(), plain_vars))
+    for x, y in zip(variables, plain_vars):
+        np.testing.assert_array_equal(to_numpy(x), to_numpy(y))
+        for name in opt.get_slot_names():
+            np.testing.assert_array_equal(to_numpy(opt.get_slot(x, name)), to_numpy(plain.get_slot(y, name)))

@@ -7,12 +7,13 @@ Properties, for every table configuration:
 * snapshots users read between steps keep their values (copy-on-write) and
   the step still lands on the variable and its slots;
 * no per-step host read: after the first step, steps convert no device
-  scalar (iteration count, hyperparameters) to a Python number; a write from
-  outside (`opt.iterations.assign(...)`, `opt.beta_1 = ...`) causes exactly
-  one refresh of that scalar, and the new value is used.
+  scalar (hyperparameters) to a Python number, and the iteration count never
+  reaches the host at all; a write from outside (`opt.iterations.assign(...)`,
+  `opt.beta_1 = ...`) causes exactly one refresh of a mirrored scalar, and the
+  new value is used.
 
 Host reads are counted by wrapping the `convert` callback that
-`multi_tensor.HostScalars.read` calls on a cache miss.
+`multi_tensor.HostMirrors.read` calls on a cache miss.
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ def _apply(opt, variables, grads):
 
 @contextlib.contextmanager
 def _counting_host_reads():
-    """Count HostScalars conversions (cache misses) by key while the block runs."""
+    """Count HostMirrors conversions (cache misses) by key while the block runs."""
     counts: collections.Counter = collections.Counter()
-    original = multi_tensor.HostScalars.read
+    original = multi_tensor.HostMirrors.read
 
     def read(self, key, tensor, convert):
         def counting(t):
@@ -67,16 +68,16 @@ def _counting_host_reads():
             return convert(t)
         return original(self, key, tensor, counting)
 
-    multi_tensor.HostScalars.read = read
+    multi_tensor.HostMirrors.read = read
     try:
         yield counts
     finally:
-        multi_tensor.HostScalars.read = original
+        multi_tensor.HostMirrors.read = original
 
 
 @pytest.fixture
 def host_reads():
-    """A Counter of HostScalars conversions (cache misses) by key."""
+    """A Counter of HostMirrors conversions (cache misses) by key."""
     with _counting_host_reads() as counts:
         yield counts
 
@@ -93,9 +94,9 @@ def test_dense_built_ins_take_the_multi_tensor_path(pair, monkeypatch):
     cls = info.cls
     fast, slow = cls._multi_tensor_apply_dense, cls._resource_apply_dense
 
-    def spy_fast(self, group, coefficients):
+    def spy_fast(self, group, grads, coefficients):
         calls["fast"] += len(group)
-        return fast(self, group, coefficients)
+        return fast(self, group, grads, coefficients)
 
     def spy_slow(self, *args, **kwargs):
         calls["slow"] += 1
@@ -278,10 +279,12 @@ MIRRORED = [(info, cfg, key) for info, cfg in ALL_CONFIGS for key in _mirrored(i
 
 
 def test_some_scalars_are_mirrored():
-    """The fast path mirrors at least Adam's step count and beta_1 (the fused kernel's host floats)."""
+    """The fast path mirrors Adam's beta_1 and beta_2 (the fused kernel's host floats), but never
+    the step count: Adam's bias correction is a device tensor (`adam.adam`'s `alpha`)."""
     keys = {(info.name, str(key)) for info, _, key in MIRRORED}
-    assert ("Adam", "iterations") in keys
     assert any(name == "Adam" and "beta_1" in key for name, key in keys)
+    assert any(name == "Adam" and "beta_2" in key for name, key in keys)
+    assert not any("iterations" in key for _, key in keys)
 
 
 def _perturb(info, key, opt):
@@ -401,25 +404,28 @@ def test_rotating_variable_lists(name):
 
 
 # ---------------------------------------------------------------------------
-# tensor hyperparameters are mirrored too
+# tensor hyperparameters are mirrored too (or stay on the device)
 # ---------------------------------------------------------------------------
 
-TENSOR_HYPERS = [  # (optimizer, kwargs, hyperparameter given as a tensor, value written later)
-    ("SGD", {"learning_rate": 0.1, "momentum": 0.9}, "momentum", 0.5),
-    ("Adam", {"beta_1": 0.9}, "beta_1", 0.8),
-    ("Adam", {"beta_2": 0.999}, "beta_2", 0.99),
-    ("Adamax", {"beta_1": 0.9}, "beta_1", 0.7),
-    ("RMSprop", {"momentum": 0.5, "rho": 0.9}, "rho", 0.8),
-    ("RMSprop", {"momentum": 0.5}, "momentum", 0.25),
-    ("Ftrl", {"l1_regularization_strength": 0.01}, "l1_regularization_strength", 0.05),
+TENSOR_HYPERS = [  # (optimizer, kwargs, hyperparameter given as a tensor, value written later,
+    #                 whether a kernel takes it as a host float)
+    ("SGD", {"learning_rate": 0.1, "momentum": 0.9}, "momentum", 0.5, True),
+    ("Adam", {"beta_1": 0.9}, "beta_1", 0.8, True),
+    ("Adam", {"beta_2": 0.999}, "beta_2", 0.99, True),
+    ("Adamax", {"beta_1": 0.9}, "beta_1", 0.7, False),
+    ("RMSprop", {"momentum": 0.5, "rho": 0.9}, "rho", 0.8, False),
+    ("RMSprop", {"momentum": 0.5}, "momentum", 0.25, False),
+    ("Ftrl", {"l1_regularization_strength": 0.01}, "l1_regularization_strength", 0.05, False),
 ]
 
 
-@pytest.mark.parametrize("name,kwargs,hyper,new", TENSOR_HYPERS,
-                         ids=[f"{n}-{h}" for n, _, h, _ in TENSOR_HYPERS])
-def test_tensor_hyperparameters_are_read_once_per_write(name, kwargs, hyper, new, host_reads):
-    """`SGD(momentum=torch.tensor(0.9))`: the fast path mirrors the tensor like a variable
-    hyperparameter (keyed by the tensor and its version), instead of a conversion per step."""
+@pytest.mark.parametrize("name,kwargs,hyper,new,mirrored", TENSOR_HYPERS,
+                         ids=[f"{n}-{h}" for n, _, h, _, _ in TENSOR_HYPERS])
+def test_tensor_hyperparameters_are_read_once_per_write(name, kwargs, hyper, new, mirrored, host_reads):
+    """`SGD(momentum=torch.tensor(0.9))`: where a fused kernel takes the hyperparameter as a host
+    float, the fast path mirrors the tensor like a variable hyperparameter (keyed by the tensor
+    and its version), instead of a conversion per step; the foreach cores take it as a device
+    tensor and never read it on the host."""
     init, steps = _problem()
     info = INFO_BY_NAME[name]
     tensors = []
@@ -444,7 +450,7 @@ def test_tensor_hyperparameters_are_read_once_per_write(name, kwargs, hyper, new
         between(k, fast_opt, fast_vars)
         _apply(fast_opt, fast_vars, grads)
     between(len(steps), fast_opt, fast_vars)
-    keys = {(hyper, torch.float32), (hyper, torch.float64)}
+    keys = {(hyper, torch.float32), (hyper, torch.float64)} if mirrored else set()
     # per_step[k] holds the reads of step k - 1
     assert per_step[1] == dict.fromkeys(keys, 1), per_step
     assert per_step[2] == {}, per_step
@@ -532,61 +538,66 @@ def test_steps_copy_no_scalars_between_host_and_device(info, kwargs, case_id, sc
 
 
 # ---------------------------------------------------------------------------
-# coefficients only some paths read are computed only when read
+# each path computes the coefficients it reads, once per step
 # ---------------------------------------------------------------------------
 
-DEFERRED = [  # (optimizer, kwargs, entries the multi-tensor step must not compute, entries that no longer exist)
-    ("Adam", {}, ("lr", "beta_1_power", "beta_2_power", "epsilon", "one_minus_beta_1_t"), ()),
-    ("Adamax", {}, ("one_minus_beta_1_t", "neg_scaled_lr"), ()),
-    ("RMSprop", {"momentum": 0.5}, ("one_minus_rho", "neg_lr_t"), ()),
-    ("RMSprop", {"centered": True}, ("neg_lr_t",), ()),
-    ("Nadam", {}, ("neg_lr_t",), ("m_t",)),
-    ("Adagrad", {}, (), ("neg_lr_t",)),
-]
+# The optimizers whose fused-capable cores take their own coefficients
+# (`_multi_tensor_coefficients`): a multi-tensor step never builds TF's apply_state for them.
+OWN_COEFFICIENTS = ("SGD", "Adam", "Adagrad")
 
 
-@pytest.mark.parametrize("name,kwargs,deferred,gone", DEFERRED,
-                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}"
-                              for n, kw, _, _ in DEFERRED])
-def test_multi_tensor_steps_skip_coefficients_they_do_not_read(name, kwargs, deferred, gone, monkeypatch):
-    info = INFO_BY_NAME[name]
-    seen = []
-    fast = info.cls._multi_tensor_apply_dense
+def _count_prepare_local(monkeypatch, cls):
+    calls = collections.Counter()
+    original = cls._prepare_local
 
-    def spy(self, group, coefficients):
-        seen.append(coefficients)
-        return fast(self, group, coefficients)
+    def spy(self, var_device, var_dtype, apply_state):
+        calls[(var_device, var_dtype)] += 1
+        assert type(apply_state) is dict and type(apply_state[(var_device, var_dtype)]) is dict
+        return original(self, var_device, var_dtype, apply_state)
 
-    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
-    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    monkeypatch.setattr(cls, "_prepare_local", spy)
+    monkeypatch.setattr(cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    return calls
+
+
+@pytest.mark.parametrize("pair", ALL_CONFIGS, ids=CONFIG_IDS)
+def test_each_path_prepares_its_coefficients_once_per_step(pair, monkeypatch):
+    """A dense multi-tensor step prepares TF's apply_state (`_prepare_local`) only for the cores
+    that read it, once per (device, dtype); a step with sparse gradients prepares it once per
+    (device, dtype) for the per-variable rules, however many variables take them."""
+    info, cfg = pair
+    calls = _count_prepare_local(monkeypatch, info.cls)
     init, steps = _problem()
-    opt = build(info, kwargs)
-    variables = _variables(init)
-    for grads in steps[:2]:
-        _apply(opt, variables, grads)
-    assert seen
-    for coefficients in seen:
-        computed = set(dict.keys(coefficients))
-        assert not computed & set(deferred), computed & set(deferred)
-        for key in deferred:  # still there for the per-variable rules
-            assert key in coefficients
-        for key in gone:
-            assert key not in coefficients
+    opt = build(info, cfg.kwargs)
+    variables = _variables(init)  # float32, float32, float64: two keys
+    _apply(opt, variables, steps[0])
+    calls.clear()
+    _apply(opt, variables, steps[1])
+    expected = 0 if info.name in OWN_COEFFICIENTS else 1
+    assert sorted(calls.values()) == [expected] * (2 if expected else 0), dict(calls)
+    calls.clear()
+    sparse = [tf.IndexedSlices(torch.from_numpy(g[:1].copy()), torch.tensor([0])) for g in steps[2][1:]]
+    opt.apply_gradients(zip([torch.from_numpy(steps[2][0])] + sparse, variables))
+    assert sorted(calls.values()) == [1, 1], dict(calls)
 
 
-def test_coefficients_run_deferred_work_in_order_and_only_as_far_as_needed():
-    c = multi_tensor.Coefficients()
-    calls = []
-    c["a"] = 1
-    c.defer(lambda: calls.append("b") or {"b": 2})
-    c.defer(lambda: calls.append("c") or {"c": 3})
-    assert c["a"] == 1 and calls == []
-    assert c["b"] == 2 and calls == ["b"]
-    assert c.get("b") == 2 and calls == ["b"]
-    assert "c" in c and calls == ["b", "c"]
-    assert "d" not in c and c.get("d", 4) == 4
-    with pytest.raises(KeyError):
-        c["d"]
+def test_rules_receive_a_plain_apply_state_dict():
+    """What `_resource_apply_dense` receives is TF's apply_state: a dict of dicts, with TF's keys."""
+    seen = []
+
+    class Spy(tf.keras.optimizers.Adam):
+        def _resource_apply_dense(self, grad, var, apply_state=None):
+            seen.append(apply_state)
+            return super()._resource_apply_dense(grad, var, apply_state)
+
+    v = tf.Variable([1.0, 2.0])
+    Spy(0.1).apply_gradients([(torch.ones(2), v)])
+    (state,) = seen
+    assert type(state) is dict and list(state) == [(v.device, v.dtype)]
+    entry = state[(v.device, v.dtype)]
+    assert type(entry) is dict
+    assert {"lr_t", "lr", "epsilon", "beta_1_t", "beta_1_power", "one_minus_beta_1_t", "beta_2_t",
+            "beta_2_power", "one_minus_beta_2_t"} <= set(entry)
 
 
 # ---------------------------------------------------------------------------

@@ -488,9 +488,26 @@ def test_all_none_gradients():
     assert opt.weights == [] or int(opt.iterations.numpy()) == 0
 
 
-def test_empty_grads_and_vars_is_a_no_op():
-    opt = keras_optimizers.SGD()
-    opt.apply_gradients([])
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_empty_grads_and_vars_is_a_no_op(info):
+    """TF 2.21: `apply_gradients([])` creates `iterations` (and the hyperparameters), returns
+    `tf.no_op()` (None in eager) and counts no step; the next real step counts one. Nadam's
+    `_create_slots` reads `var_list[0]`, so TF's Nadam raises IndexError, after creating them."""
+    opt = info.cls(**info.typical_kwargs())
+    if info.name == "Nadam":
+        with pytest.raises(IndexError):
+            opt.apply_gradients([])
+    else:
+        assert opt.apply_gradients([]) is None
+        assert opt.apply_gradients(iter([])) is None
+    assert [w.name for w in opt.weights] == [f"{info.name}/iter:0"]
+    assert int(opt.iterations.numpy()) == 0
+    assert opt.get_slot_names() == []
+    for name in info.hypers:  # the hyperparameters are variables now, as TF's
+        assert isinstance(opt._hyper[name], tf.Variable), name
+    v = tf.Variable([1.0, 2.0], name="v")
+    assert opt.apply_gradients([(torch.ones(2), v)]) is opt.iterations
+    assert int(opt.iterations.numpy()) == 1
 
 
 def _case_wrong_shape(variables):
@@ -504,7 +521,12 @@ def _case_wrong_dtype(variables):
 
 def _case_integer_variable(variables):
     iv = tf.Variable([1, 2], name="ints")
-    return [(torch.ones(3), variables[0]), (torch.tensor([1, 1]), iv)], ValueError
+    return [(torch.ones(3), variables[0]), (torch.tensor([1, 1]), iv)], "int"
+
+
+def _case_bool_variable(variables):
+    bv = tf.Variable([True, False], name="bools")
+    return [(torch.ones(3), variables[0]), (torch.tensor([True, True]), bv)], "bool"
 
 
 def _case_sparse_constraint(variables):
@@ -530,6 +552,7 @@ ERROR_CASES = {
     "wrong_shape": _case_wrong_shape,
     "wrong_dtype": _case_wrong_dtype,
     "integer_variable": _case_integer_variable,
+    "bool_variable": _case_bool_variable,
     "sparse_constraint": _case_sparse_constraint,
     "sparse_out_of_range": _case_sparse_out_of_range,
     "sparse_wrong_row_shape": _case_sparse_wrong_row_shape,
@@ -548,6 +571,7 @@ def test_failed_apply_changes_nothing(info, multi, kind):
     variables = _vars() + [constrained]
     opt.apply_gradients(zip(_grads(variables), variables))  # slots exist now
     pairs, exc = ERROR_CASES[kind](variables)
+    exc = info.non_float_errors.get(exc, exc)  # TF's class for a non-float variable, per optimizer
     before = _snapshot(opt, variables)
     hypers = {k: to_numpy(getattr(opt, k)).copy() for k in info.hypers}
     with pytest.raises(exc):
@@ -570,6 +594,29 @@ def test_error_messages():
     with pytest.raises(RuntimeError) as err:
         opt.apply_gradients([(tf.IndexedSlices(torch.ones(1), torch.tensor([0])), cv)])
     assert str(err.value).startswith("Cannot use a constraint function on a sparse variable. Received: grad=")
+
+
+@pytest.mark.parametrize("kind,dtype", [("int", "int32"), ("int", "int64"), ("bool", "bool")])
+@pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
+def test_non_float_variable_gets_tfs_exception_and_advice(info, kind, dtype):
+    """tf_keras' apply_gradients fails on an integer or bool variable with the exception its
+    kernel (`InvalidArgumentError`) or its constant conversion (`TypeError`) raises; tfcompat
+    raises the same class, before anything changes, and says what to do."""
+    opt = info.cls()
+    var = tf.Variable(np.zeros(2, dtype), name="counts")
+    with pytest.raises(info.non_float_errors[kind]) as err:
+        opt.apply_gradients([(torch.zeros(2, dtype=var.dtype.as_torch), var)])
+    message = str(err.value)
+    assert f"{info.name} cannot update counts:0: its dtype {dtype} is not one of" in message
+    assert "leave this variable out of `grads_and_vars`" in message
+    assert opt.get_slot_names() == [] and np.asarray(var.numpy()).tolist() == [0, 0]
+
+
+def test_minimize_keeps_tfs_value_error_for_unsupported_dtypes():
+    """`minimize` checks the variables it differentiates with TF's `_assert_valid_dtypes`."""
+    opt = keras_optimizers.SGD()
+    with pytest.raises(ValueError, match="Invalid type tf.int32 for ints:0"):
+        opt._assert_valid_dtypes([tf.Variable([1], name="ints")])
 
 
 # ---------------------------------------------------------------------------

@@ -3,9 +3,10 @@
     accum = accum + g * g                  (accum starts at initial_accumulator_value)
     var = var - g * lr / (sqrt(accum) + epsilon)
 
-This is also `torch.optim.Adagrad`'s rule with `lr_decay=0`, so the
-multi-tensor path uses torch's fused Adagrad kernel where it exists (CPU)
-and `_foreach_*` ops elsewhere.
+This is also `torch.optim.Adagrad`'s rule with `lr_decay=0`. `adagrad` is the
+functional core (plain tensor lists, no optimizer object): torch's fused
+Adagrad kernel where it exists (CPU, float32/float64), else TF's operations
+with `_foreach_*` ops.
 """
 
 from __future__ import annotations
@@ -19,11 +20,39 @@ from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
 
-__all__ = ["Adagrad"]
+__all__ = ["Adagrad", "adagrad"]
+
+
+def adagrad(params: list, grads: list, accumulators: list, *, lr: torch.Tensor, epsilon: float,
+            implementation: str = "foreach") -> None:
+    """One tf_keras Adagrad step over tensors of one device and dtype, in place.
+
+    `lr` is the step's learning rate as a 0-d tensor of the dtype, `epsilon`
+    a Python float already rounded to it. `implementation` is "foreach"
+    (TF's operations in TF's order, each rounded to the dtype: exact for half
+    precision) or "fused" (torch's CPU `_fused_adagrad_`, float32/float64,
+    one pass; its fused multiply-add may round the accumulator one ulp off
+    TF's). torch's `lr / (1 + (step - 1) * lr_decay)` is `lr` for
+    `lr_decay = 0`, whatever the step.
+    """
+    if implementation == "fused":
+        one = multi_tensor.scalar(1.0, torch.float32, params[0].device)  # read only
+        torch._fused_adagrad_(params, grads, accumulators, [one] * len(params), lr=lr, lr_decay=0.0,
+                              weight_decay=0.0, eps=epsilon, maximize=False)
+        return
+    torch._foreach_add_(accumulators, torch._foreach_mul(grads, grads))   # accum += g * g
+    denom = torch._foreach_sqrt(accumulators)
+    torch._foreach_add_(denom, epsilon)                                   # sqrt(accum) + epsilon
+    update = torch._foreach_mul(grads, lr)                                # g * lr
+    torch._foreach_div_(update, denom)
+    torch._foreach_sub_(params, update)
 
 
 class Adagrad(OptimizerV2):
     """The Adagrad optimizer (`tf.keras.optimizers.Adagrad`)."""
+
+    # TF fails converting the initial accumulator to an integer variable's dtype (TypeError).
+    _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 
     def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: Optional[float] = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
@@ -77,23 +106,14 @@ class Adagrad(OptimizerV2):
         return var.scatter_update(IndexedSlices(rows, indices))
 
     # -- multi-tensor path ---------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        params, grads = group.params(), group.grads
-        accs = group.slot("accumulator")
-        lr = coefficients["lr_t"]
-        if group.has_fused("adagrad"):
-            step = self._device_step(group.device, 1)  # unused: lr_decay is 0
-            eps = multi_tensor.host_value(self.epsilon, group.dtype)
-            torch._fused_adagrad_(params, grads, accs, [step] * len(params),
-                                  lr=lr.to(torch.float32) if lr.dtype is not torch.float64 else lr,
-                                  lr_decay=0.0, weight_decay=0.0, eps=eps, maximize=False)
-            return
-        torch._foreach_addcmul_(accs, grads, grads)
-        denom = torch._foreach_sqrt(accs)
-        torch._foreach_add_(denom, coefficients["epsilon"])
-        update = torch._foreach_mul(grads, lr)
-        torch._foreach_div_(update, denom)
-        torch._foreach_sub_(params, update)
+    def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
+        return dict(lr=self._decayed_lr(var_dtype),
+                    epsilon=multi_tensor.host_value(self.epsilon, var_dtype.as_torch))
+
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        adagrad(group.params(), grads, group.slot("accumulator"), implementation=group.kernel("adagrad"),
+                **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

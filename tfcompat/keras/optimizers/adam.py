@@ -1,18 +1,22 @@
-"""Adam (and AMSGrad), as tf_keras' legacy Adam.
+"""Adam (and AMSGrad), as tf_keras' legacy Adam (TF's `ResourceApplyAdam` kernels).
 
 With `t = iterations + 1`, `b1p = beta_1 ** t`, `b2p = beta_2 ** t`:
 
     alpha = lr * sqrt(1 - b2p) / (1 - b1p)
     m = m + (g - m) * (1 - beta_1)
     v = v + (g * g - v) * (1 - beta_2)
-    vhat = max(vhat, v)                                   (amsgrad; then v := vhat)
-    var = var - m * alpha / (sqrt(v) + epsilon)
+    vhat = max(vhat, v)                (amsgrad, Eigen's cwiseMax: a NaN v keeps vhat; then v := vhat)
+    var = var - (m * alpha) / (sqrt(v) + epsilon)
 
 Epsilon is added *after* the bias correction is folded into the step size,
-unlike `torch.optim.Adam` (`sqrt(v / (1 - b2p)) + eps`). The two agree when
-torch's epsilon is `epsilon / sqrt(1 - b2p)`, so the multi-tensor path runs
-torch's fused Adam kernel with that epsilon (a host float: the step count is
-mirrored on the host, see `multi_tensor.HostScalars`).
+unlike `torch.optim.Adam` (`sqrt(v / (1 - b2p)) + eps`).
+
+`adam` is the functional core (plain tensor lists, no optimizer object).
+Its fused implementation runs torch's fused Adam kernel with `lr = alpha` (a
+device tensor) and a step count of +inf: torch's bias corrections
+`1 - beta ** step` are then exactly 1, so the kernel computes Keras'
+`var - alpha * m / (sqrt(v) + epsilon)` with Keras' own epsilon, and no step
+count is ever needed on the host.
 
 The sparse update is not lazy: it decays all of `m` and `v` and updates
 every row of the variable, as tf_keras does.
@@ -20,17 +24,54 @@ every row of the variable, as tf_keras does.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Optional
 
 import torch
 
-from ...framework import device as device_lib
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "adam"]
+
+
+def adam(params: list, grads: list, m: list, v: list, vhat: Optional[list], *, alpha: torch.Tensor,
+         beta_1: float, beta_2: float, epsilon: float, amsgrad: bool = False,
+         implementation: str = "foreach") -> None:
+    """One tf_keras Adam step over tensors of one device and dtype, in place.
+
+    `m`, `v` (and `vhat` with `amsgrad`) are the slots; `alpha` is
+    `lr * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)` as a 0-d tensor of the
+    dtype; `beta_1`, `beta_2`, `epsilon` are Python floats already rounded to
+    the dtype. `implementation` is "foreach" (TF's operations in TF's order,
+    each rounded to the dtype: exact for half precision) or "fused" (torch's
+    `_fused_adam_`, float32/float64, one pass; its lerp and fused
+    multiply-adds may round `m` and `v` one ulp off TF's). The fused kernel
+    needs `0 <= beta_1, beta_2 < 1`; other values take the foreach path.
+    """
+    if implementation == "fused" and 0.0 <= beta_1 < 1.0 and 0.0 <= beta_2 < 1.0:
+        never = multi_tensor.scalar(math.inf, torch.float32, params[0].device)  # read only
+        torch._fused_adam_(params, grads, m, v, vhat if amsgrad else [], [never] * len(params), lr=alpha,
+                           beta1=beta_1, beta2=beta_2, weight_decay=0.0, eps=epsilon, amsgrad=amsgrad,
+                           maximize=False)
+        return
+    dtype = params[0].dtype
+    diff = torch._foreach_sub(grads, m)                           # g - m
+    torch._foreach_mul_(diff, multi_tensor.one_minus(beta_1, dtype))
+    torch._foreach_add_(m, diff)                                  # m += (g - m) * (1 - beta_1)
+    squares = torch._foreach_mul(grads, grads)
+    torch._foreach_sub_(squares, v)                               # g * g - v
+    torch._foreach_mul_(squares, multi_tensor.one_minus(beta_2, dtype))
+    torch._foreach_add_(v, squares)                               # v += (g * g - v) * (1 - beta_2)
+    denom_src = v
+    if amsgrad:
+        multi_tensor.cwise_max_(vhat, v)                          # vhat.cwiseMax(v)
+        denom_src = vhat
+    denom = torch._foreach_sqrt(denom_src)
+    torch._foreach_add_(denom, epsilon)                           # sqrt(v) + epsilon
+    update = torch._foreach_mul(m, alpha)                         # m * alpha
+    torch._foreach_div_(update, denom)
+    torch._foreach_sub_(params, update)
 
 
 class Adam(OptimizerV2):
@@ -56,24 +97,21 @@ class Adam(OptimizerV2):
             for var in var_list:
                 self.add_slot(var, "vhat")
 
+    def _powers(self, var_dtype: Any) -> tuple:
+        """`(beta_1_t, beta_2_t, beta_1 ** t, beta_2 ** t)` in `var_dtype` (device tensors)."""
+        local_step = self._local_step(var_dtype)
+        beta_1_t = self._get_hyper("beta_1", var_dtype)
+        beta_2_t = self._get_hyper("beta_2", var_dtype)
+        return beta_1_t, beta_2_t, torch.pow(beta_1_t, local_step), torch.pow(beta_2_t, local_step)
+
     def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
-        # The per-variable rules read these; the fused kernel needs only lr_t.
-        c.defer(functools.partial(self._bias_correction, var_device, var_dtype, c["lr_t"]))
-
-    def _bias_correction(self, var_device: str, var_dtype: Any, lr_t: torch.Tensor) -> dict:
-        with device_lib.device(var_device):
-            local_step = self._local_step(var_dtype)
-            beta_1_t = self._get_hyper("beta_1", var_dtype)
-            beta_2_t = self._get_hyper("beta_2", var_dtype)
-            beta_1_power = torch.pow(beta_1_t, local_step)
-            beta_2_power = torch.pow(beta_2_t, local_step)
-            return dict(
-                lr=lr_t * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
-                epsilon=self._epsilon(var_dtype),
-                beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
-                beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
+        beta_1_t, beta_2_t, beta_1_power, beta_2_power = self._powers(var_dtype)
+        c.update(lr=c["lr_t"] * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
+                 epsilon=self._epsilon(var_dtype),
+                 beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
+                 beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
 
     def set_weights(self, weights: list) -> None:
         # Accept weights saved from an amsgrad Adam (3 slots per variable).
@@ -94,7 +132,7 @@ class Adam(OptimizerV2):
         denom_src = v
         if self.amsgrad:
             vhat = self.get_slot(var, "vhat")
-            vhat.assign(torch.maximum(vhat.value(), v.value()))
+            vhat.assign(multi_tensor.cwise_max(vhat.value(), v.value()))  # the kernel's cwiseMax
             denom_src = vhat
         return var.assign_sub(m.value() * alpha / (torch.sqrt(denom_src.value()) + c["epsilon"]))
 
@@ -114,35 +152,20 @@ class Adam(OptimizerV2):
         return var.assign_sub(c["lr"] * m_t / (torch.sqrt(v_t) + c["epsilon"]))
 
     # -- multi-tensor path -----------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        dtype = group.dtype
-        t = self._host_step() + 1
-        beta_1 = self._host_hyper("beta_1", dtype)
-        beta_2 = self._host_hyper("beta_2", dtype)
-        params, grads = group.params(), group.grads
-        m, v = group.slot("m"), group.slot("v")
-        vhat = group.slot("vhat") if self.amsgrad else []
-        lr = coefficients["lr_t"]
-        if group.has_fused("adam") and beta_2 < 1.0:
-            eps = multi_tensor.host_value(self.epsilon, dtype) / math.sqrt(1.0 - beta_2 ** t)
-            step = self._device_step(group.device, t)
-            torch._fused_adam_(params, grads, m, v, vhat, [step] * len(params),
-                               lr=lr.to(torch.float32) if lr.dtype is not torch.float64 else lr,
-                               beta1=beta_1, beta2=beta_2, weight_decay=0.0, eps=eps,
-                               amsgrad=self.amsgrad, maximize=False)
-            return
-        torch._foreach_lerp_(m, grads, multi_tensor.one_minus(beta_1, dtype))
-        torch._foreach_lerp_(v, torch._foreach_mul(grads, grads), multi_tensor.one_minus(beta_2, dtype))
-        denom_src = v
-        if self.amsgrad:
-            torch._foreach_maximum_(vhat, v)
-            denom_src = vhat
-        alpha = lr * torch.sqrt(1 - coefficients["beta_2_power"]) / (1 - coefficients["beta_1_power"])
-        denom = torch._foreach_sqrt(denom_src)
-        torch._foreach_add_(denom, coefficients["epsilon"])
-        update = torch._foreach_mul(m, alpha)
-        torch._foreach_div_(update, denom)
-        torch._foreach_sub_(params, update)
+    def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
+        dtype = var_dtype.as_torch
+        _, _, beta_1_power, beta_2_power = self._powers(var_dtype)
+        # The dense kernel's step size, grouped as TF's kernel groups it.
+        alpha = self._decayed_lr(var_dtype) * torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        return dict(alpha=alpha, beta_1=self._host_hyper("beta_1", dtype),
+                    beta_2=self._host_hyper("beta_2", dtype),
+                    epsilon=multi_tensor.host_value(self.epsilon, dtype))
+
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        adam(group.params(), grads, group.slot("m"), group.slot("v"),
+             group.slot("vhat") if self.amsgrad else None, amsgrad=self.amsgrad,
+             implementation=group.kernel("adam"), **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

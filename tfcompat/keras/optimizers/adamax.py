@@ -1,10 +1,15 @@
 """Adamax (Adam with the infinity norm), as tf_keras' legacy Adamax.
 
     m = m + (g - m) * (1 - beta_1)
-    v = max(beta_2 * v, |g|)
+    v = max(beta_2 * v, |g|)          (dense: Eigen's cwiseMax, a NaN |g| keeps beta_2 * v;
+                                       sparse: tf.maximum, NaN propagates)
     var = var - lr / (1 - beta_1 ** t) * (m / (v + epsilon))
 
 Sparse updates touch only the gradient's rows (`m`, `v` and `var`).
+
+`adamax` is the functional core (plain tensor lists, no optimizer object):
+torch has no fused Adamax kernel, so it is TF's operations with `_foreach_*`
+ops, each rounded to the dtype.
 """
 
 from __future__ import annotations
@@ -13,15 +18,39 @@ from typing import Any, Optional
 
 import torch
 
+from ...framework import errors
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
 
-__all__ = ["Adamax"]
+__all__ = ["Adamax", "adamax"]
+
+
+def adamax(params: list, grads: list, m: list, v: list, *, lr_t: torch.Tensor, beta_1_power: torch.Tensor,
+           one_minus_beta_1_t: torch.Tensor, beta_2_t: torch.Tensor, epsilon: torch.Tensor,
+           **unused: Any) -> None:
+    """One tf_keras Adamax step over tensors of one device and dtype, in place.
+
+    The coefficients are 0-d tensors of the dtype (TF's `apply_state`
+    entries); other entries are ignored.
+    """
+    diff = torch._foreach_sub(grads, m)
+    torch._foreach_mul_(diff, one_minus_beta_1_t)
+    torch._foreach_add_(m, diff)                          # m += (g - m) * (1 - beta_1)
+    torch._foreach_mul_(v, beta_2_t)
+    multi_tensor.cwise_max_(v, torch._foreach_abs(grads))  # (beta_2 * v).cwiseMax(|g|)
+    denom = multi_tensor.add_scalar(v, epsilon)
+    step = torch._foreach_div(m, denom)                   # m / (v + epsilon)
+    torch._foreach_mul_(step, lr_t / (1 - beta_1_power))  # lr / (1 - beta_1 ** t) * ...
+    torch._foreach_sub_(params, step)
 
 
 class Adamax(OptimizerV2):
     """The Adamax optimizer (`tf.keras.optimizers.Adamax`)."""
+
+    # TF fails converting epsilon to an integer variable's dtype (TypeError), and in a
+    # kernel for a bool variable.
+    _NON_FLOAT_ERRORS = {"int": TypeError, "bool": errors.InvalidArgumentError}
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: Any = 0.9, beta_2: Any = 0.999,
                  epsilon: Optional[float] = 1e-7, name: str = "Adamax", **kwargs: Any) -> None:
@@ -46,10 +75,8 @@ class Adamax(OptimizerV2):
         beta_1_power = torch.pow(beta_1_t, local_step)
         lr_t = c["lr_t"]
         c.update(epsilon=self._epsilon(var_dtype), beta_1_t=beta_1_t, beta_1_power=beta_1_power,
-                 beta_2_t=self._get_hyper("beta_2", var_dtype))
-        # Only the per-variable rules read these (the multi-tensor path uses a host 1 - beta_1).
-        c.defer(lambda: dict(one_minus_beta_1_t=1 - beta_1_t))
-        c.defer(lambda: dict(neg_scaled_lr=-lr_t / (1 - beta_1_power)))  # sparse only
+                 beta_2_t=self._get_hyper("beta_2", var_dtype), one_minus_beta_1_t=1 - beta_1_t,
+                 neg_scaled_lr=-lr_t / (1 - beta_1_power))
 
     # -- reference path ---------------------------------------------------------
     def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
@@ -57,7 +84,7 @@ class Adamax(OptimizerV2):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         m_t = m.value()
         m_t = m.assign(m_t + (grad - m_t) * c["one_minus_beta_1_t"]).value()
-        v_t = v.assign(torch.maximum(c["beta_2_t"] * v.value(), torch.abs(grad))).value()
+        v_t = v.assign(multi_tensor.cwise_max(c["beta_2_t"] * v.value(), torch.abs(grad))).value()
         return var.assign_sub(c["lr_t"] / (1 - c["beta_1_power"]) * (m_t / (v_t + c["epsilon"])))
 
     def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
@@ -72,17 +99,9 @@ class Adamax(OptimizerV2):
                                              indices))
 
     # -- multi-tensor path ---------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        params, grads = group.params(), group.grads
-        dtype = group.dtype
-        m, v = group.slot("m"), group.slot("v")
-        torch._foreach_lerp_(m, grads, multi_tensor.one_minus(self._host_hyper("beta_1", dtype), dtype))
-        torch._foreach_mul_(v, coefficients["beta_2_t"])
-        torch._foreach_maximum_(v, torch._foreach_abs(grads))
-        denom = torch._foreach_add(v, coefficients["epsilon"])
-        step = torch._foreach_div(m, denom)
-        torch._foreach_mul_(step, coefficients["lr_t"] / (1 - coefficients["beta_1_power"]))
-        torch._foreach_sub_(params, step)
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        adamax(group.params(), grads, group.slot("m"), group.slot("v"), **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -7,10 +7,18 @@ With `p = learning_rate_power`, `l2' = l2 + beta / (2 * lr)` and, when
     sigma = (new_accum ** -p - accum ** -p) / lr
     linear = linear + g_s - sigma * var
     quadratic = new_accum ** -p / lr + 2 * l2'
-    var = (sign(linear) * l1 - linear) / quadratic   if |linear| > l1 else 0
+    var = (sign(linear) * l1 - linear) / quadratic   if |linear| > l1 else 0     (dense)
+    var = (clip(linear, -l1, l1) - linear) / quadratic                         (sparse)
     accum = new_accum
 
-(`x ** -p` is computed as `sqrt(x)` for the default p = -0.5, as TF does.)
+(`x ** -p` is computed as `sqrt(x)` for the default p = -0.5, as TF does.) The
+two forms of the last step agree except where TF's dense kernel selects 0
+(a NaN `linear`, or a `quadratic` of 0 or NaN): TF's sparse kernel has the
+clip, its dense one the select.
+
+`ftrl` is the functional core (plain tensor lists, no optimizer object):
+torch has no fused FTRL kernel, so it is TF's operations with `_foreach_*`
+ops, each rounded to the dtype.
 """
 
 from __future__ import annotations
@@ -22,25 +30,75 @@ import torch
 from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
-from .optimizer_v2 import OptimizerV2, _cast
+from .optimizer_v2 import OptimizerV2
+from .weights import cast as _cast
 
-__all__ = ["Ftrl"]
+__all__ = ["Ftrl", "ftrl"]
 
 
 def _sqrt(x: torch.Tensor) -> torch.Tensor:
-    """A correctly rounded square root.
+    """A correctly rounded square root (half precision: of the float32 value, as Eigen's).
 
     torch's CPU float32 `sqrt` is off by one ulp for about a fifth of inputs;
     FTRL's `sqrt(acc + g * g) - sqrt(acc)` cancels and magnifies that. The
-    square root of the float64 value, rounded back, is exact.
+    square root of the float64 value, rounded to float32, is the correctly
+    rounded float32 square root; half precision rounds that once more, as
+    TF's `Eigen::half` sqrt does.
     """
     if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
-        return torch.sqrt(x.double()).to(x.dtype)
+        return torch.sqrt(x.double()).float().to(x.dtype)
     return torch.sqrt(x)
+
+
+def ftrl(params: list, grads: list, accumulators: list, linears: list, *, lr_t: torch.Tensor,
+         learning_rate_power: torch.Tensor, l1_regularization_strength: torch.Tensor,
+         l2_regularization_strength: torch.Tensor, beta: torch.Tensor,
+         l2_shrinkage: Optional[torch.Tensor], sqrt_power: bool, **unused: Any) -> None:
+    """One tf_keras FTRL step (TF's dense kernel) over tensors of one device and dtype, in place.
+
+    The tensor coefficients are 0-d tensors of the dtype (TF's `apply_state`
+    entries); `l2_shrinkage` is the shrinkage strength (None when it is 0),
+    `sqrt_power` whether `learning_rate_power` is -0.5 (TF's kernels then use
+    `sqrt`).
+    """
+    l1 = l1_regularization_strength
+    lr = lr_t
+    l2 = l2_regularization_strength + beta / (2.0 * lr)
+    neg_p = -learning_rate_power
+
+    def accum_pow(xs: list) -> list:
+        return [_sqrt(x) for x in xs] if sqrt_power else multi_tensor.pow_scalar(xs, neg_p)
+
+    if l2_shrinkage is not None:
+        g_s = torch._foreach_mul(params, 2 * l2_shrinkage)
+        torch._foreach_add_(g_s, grads)                 # g + 2 * l2_shrinkage * var
+    else:
+        g_s = grads
+    old_pow = accum_pow(accumulators)
+    torch._foreach_add_(accumulators, torch._foreach_mul(grads, grads))   # new_accum = accum + g * g
+    new_pow = accum_pow(accumulators)
+    sigma = torch._foreach_sub(new_pow, old_pow)
+    torch._foreach_div_(sigma, lr)
+    torch._foreach_mul_(sigma, params)
+    inc = torch._foreach_sub(g_s, sigma)
+    torch._foreach_add_(linears, inc)                   # linear + (g_s - sigma * var)
+    torch._foreach_div_(new_pow, lr)
+    multi_tensor.add_scalar_(new_pow, 2 * l2)                # quadratic
+    x = torch._foreach_sign(linears)
+    torch._foreach_mul_(x, l1)
+    torch._foreach_sub_(x, linears)                     # l1 * sign(linear) - linear
+    torch._foreach_div_(x, new_pow)
+    magnitudes = torch._foreach_abs(linears)
+    zero = torch.zeros((), dtype=params[0].dtype, device=params[0].device)
+    for param, pre_shrink, magnitude in zip(params, x, magnitudes):  # TF's select
+        param.copy_(torch.where(magnitude > l1, pre_shrink, zero))
 
 
 class Ftrl(OptimizerV2):
     """The FTRL-proximal optimizer (`tf.keras.optimizers.Ftrl`)."""
+
+    # TF fails converting the initial accumulator to an integer variable's dtype (TypeError).
+    _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 
     def __init__(self, learning_rate: Any = 0.001, learning_rate_power: Any = -0.5,
                  initial_accumulator_value: float = 0.1, l1_regularization_strength: Any = 0.0,
@@ -95,7 +153,7 @@ class Ftrl(OptimizerV2):
         return _sqrt(x) if sqrt_power else torch.pow(x, -power)
 
     def _rule(self, c: dict, var: torch.Tensor, accum: torch.Tensor, linear: torch.Tensor,
-              grad: torch.Tensor, scalar_path: bool = False) -> tuple:
+              grad: torch.Tensor, sparse: bool = False, scalar_path: bool = False) -> tuple:
         lr, p = c["lr_t"], c["learning_rate_power"]
         l1 = c["l1_regularization_strength"]
         l2 = c["l2_regularization_strength"] + c["beta"] / (2.0 * lr)
@@ -111,6 +169,9 @@ class Ftrl(OptimizerV2):
         else:
             linear = linear + (g_s - sigma * var)
         quadratic = self._accum_pow(new_accum, p, sqrt_power) / lr + 2 * l2
+        if sparse:  # TF's sparse kernel: std::max(std::min(linear, l1), -l1) (NaN stays NaN)
+            clipped = torch.maximum(torch.minimum(linear, l1), -l1)
+            return (clipped - linear) / quadratic, new_accum, linear
         new_var = torch.where(torch.abs(linear) > l1,
                               (l1 * torch.sign(linear) - linear) / quadratic,
                               torch.zeros((), dtype=var.dtype, device=var.device))
@@ -131,47 +192,22 @@ class Ftrl(OptimizerV2):
         accum, linear = self.get_slot(var, "accumulator"), self.get_slot(var, "linear")
         new_rows, acc_rows, lin_rows = self._rule(
             c, var.sparse_read(indices), accum.sparse_read(indices), linear.sparse_read(indices), grad,
-            scalar_path=var.shape.rank == 1)
+            sparse=True, scalar_path=var.shape.rank == 1)
         accum.scatter_update(IndexedSlices(acc_rows, indices))
         linear.scatter_update(IndexedSlices(lin_rows, indices))
         return var.scatter_update(IndexedSlices(new_rows, indices))
 
     # -- multi-tensor path ---------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        c = coefficients
-        params, grads = group.params(), group.grads
-        accums, linears = group.slot("accumulator"), group.slot("linear")
-        lr = c["lr_t"]
-        l1 = self._host_hyper("l1_regularization_strength", group.dtype)
-        l2 = c["l2_regularization_strength"] + c["beta"] / (2.0 * lr)
-        sqrt_power = self._sqrt_power(group.dtype)
-        neg_p = -c["learning_rate_power"]
+    def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
+        dtype = var_dtype.as_torch
+        c = step.apply_state((var_device, var_dtype))[(var_device, var_dtype)]
+        shrinkage = (c["l2_shrinkage_regularization_strength"]
+                     if self._l2_shrinkage_regularization_strength > 0.0 else None)
+        return dict(c, l2_shrinkage=shrinkage, sqrt_power=self._sqrt_power(dtype))
 
-        def accum_pow(xs: list) -> list:
-            return [_sqrt(x) for x in xs] if sqrt_power else torch._foreach_pow(xs, neg_p)
-
-        if self._l2_shrinkage_regularization_strength > 0.0:
-            g_s = torch._foreach_mul(params, 2 * c["l2_shrinkage_regularization_strength"])
-            torch._foreach_add_(g_s, grads)
-        else:
-            g_s = grads
-        old_pow = accum_pow(accums)
-        torch._foreach_addcmul_(accums, grads, grads)
-        new_pow = accum_pow(accums)
-        sigma = torch._foreach_sub(new_pow, old_pow)
-        torch._foreach_div_(sigma, lr)
-        torch._foreach_mul_(sigma, params)
-        inc = torch._foreach_sub(g_s, sigma)
-        torch._foreach_add_(linears, inc)
-        torch._foreach_div_(new_pow, lr)
-        torch._foreach_add_(new_pow, 2 * l2)  # quadratic
-        # (clip(linear, -l1, l1) - linear) / quadratic is (sign(linear) * l1 - linear) /
-        # quadratic where |linear| > l1 and exactly 0 elsewhere: TF's rule, branch-free.
-        new_params = torch._foreach_clamp_min(linears, -l1)
-        torch._foreach_clamp_max_(new_params, l1)
-        torch._foreach_sub_(new_params, linears)
-        torch._foreach_div_(new_params, new_pow)
-        torch._foreach_copy_(params, new_params)
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        ftrl(group.params(), grads, group.slot("accumulator"), group.slot("linear"), **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

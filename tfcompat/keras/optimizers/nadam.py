@@ -16,6 +16,10 @@ As in tf_keras, `decay` is the momentum schedule's decay, not an inverse-time
 learning-rate decay, learning-rate schedules are rejected, and the
 optimizer-level weight `momentum_cache` is created in the dtype of the first
 variable it sees.
+
+`nadam` is the functional core (plain tensor lists, no optimizer object):
+torch has no fused kernel for this rule, so it is tf_keras' Python operations
+with `_foreach_*` ops, each rounded to the dtype.
 """
 
 from __future__ import annotations
@@ -27,13 +31,46 @@ import torch
 from ...framework.indexed_slices import IndexedSlices
 from ...variables import VariableAggregation
 from . import multi_tensor, schedules
-from .optimizer_v2 import OptimizerV2, _cast
+from .optimizer_v2 import OptimizerV2
+from .weights import cast as _cast
 
-__all__ = ["Nadam"]
+__all__ = ["Nadam", "nadam"]
+
+
+def nadam(params: list, grads: list, m: list, v: list, *, lr_t: torch.Tensor, epsilon: torch.Tensor,
+          beta_1_t: torch.Tensor, beta_2_t: torch.Tensor, m_t_1: torch.Tensor,
+          one_minus_beta_1_t: torch.Tensor, one_minus_beta_2_t: torch.Tensor, one_minus_m_t: torch.Tensor,
+          one_minus_m_schedule_new: torch.Tensor, one_minus_m_schedule_next: torch.Tensor,
+          v_t_prime_denominator: torch.Tensor, **unused: Any) -> None:
+    """One tf_keras Nadam step over tensors of one device and dtype, in place.
+
+    The coefficients are 0-d tensors of the dtype (TF's `apply_state`
+    entries, which also advance the momentum cache); other entries are ignored.
+    """
+    g_prime = torch._foreach_div(grads, one_minus_m_schedule_new)
+    torch._foreach_mul_(m, beta_1_t)
+    torch._foreach_add_(m, torch._foreach_mul(grads, one_minus_beta_1_t))   # beta_1 * m + (1 - beta_1) * g
+    m_prime = torch._foreach_div(m, one_minus_m_schedule_next)
+    torch._foreach_mul_(v, beta_2_t)
+    squares = torch._foreach_mul(grads, grads)
+    torch._foreach_mul_(squares, one_minus_beta_2_t)
+    torch._foreach_add_(v, squares)                                         # beta_2 * v + (1 - beta_2) * g * g
+    denom = torch._foreach_div(v, v_t_prime_denominator)
+    torch._foreach_sqrt_(denom)
+    multi_tensor.add_scalar_(denom, epsilon)
+    torch._foreach_mul_(g_prime, one_minus_m_t)
+    torch._foreach_mul_(m_prime, m_t_1)
+    torch._foreach_add_(g_prime, m_prime)                                   # m_bar
+    torch._foreach_mul_(g_prime, lr_t)
+    torch._foreach_div_(g_prime, denom)
+    torch._foreach_sub_(params, g_prime)
 
 
 class Nadam(OptimizerV2):
     """The Nadam optimizer (`tf.keras.optimizers.Nadam`)."""
+
+    # TF fails converting the schedule decay to an integer variable's dtype (TypeError).
+    _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: Any = 0.9, beta_2: Any = 0.999,
                  epsilon: Optional[float] = 1e-7, name: str = "Nadam", **kwargs: Any) -> None:
@@ -74,20 +111,22 @@ class Nadam(OptimizerV2):
         local_step = self._local_step(var_dtype)
         next_step = self._local_step(var_dtype, 2)
         decay_base = _cast(0.96, var_dtype)
-        m_t = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, self._initial_decay * local_step))
-        m_t_1 = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, self._initial_decay * next_step))
+        # TF converts the Python float to the step's dtype before multiplying (torch would
+        # multiply by it in float32 and round once)
+        decay = multi_tensor.scalar(self._initial_decay, var_dtype.as_torch, local_step.device)
+        m_t = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, decay * local_step))
+        m_t_1 = beta_1_t * (1.0 - 0.5 * torch.pow(decay_base, decay * next_step))
         m_schedule_new = _cast(self._m_cache_read, var_dtype) * m_t
         if var_dtype == self._m_cache.dtype:
             self._m_cache.assign(m_schedule_new)
         m_schedule_next = m_schedule_new * m_t_1
-        c = apply_state[(var_device, var_dtype)] = multi_tensor.Coefficients()
-        c.update(lr_t=lr_t, epsilon=self._epsilon(var_dtype),
-                 beta_1_t=beta_1_t, beta_2_t=beta_2_t, m_t_1=m_t_1,
-                 one_minus_beta_1_t=1 - beta_1_t, one_minus_beta_2_t=1 - beta_2_t,
-                 one_minus_m_t=1.0 - m_t, one_minus_m_schedule_new=1.0 - m_schedule_new,
-                 one_minus_m_schedule_next=1.0 - m_schedule_next,
-                 v_t_prime_denominator=1.0 - torch.pow(beta_2_t, local_step))
-        c.defer(lambda: dict(neg_lr_t=-lr_t))  # sparse updates only
+        apply_state[(var_device, var_dtype)] = dict(
+            lr_t=lr_t, neg_lr_t=-lr_t, epsilon=self._epsilon(var_dtype),
+            beta_1_t=beta_1_t, beta_2_t=beta_2_t, m_t_1=m_t_1,
+            one_minus_beta_1_t=1 - beta_1_t, one_minus_beta_2_t=1 - beta_2_t,
+            one_minus_m_t=1.0 - m_t, one_minus_m_schedule_new=1.0 - m_schedule_new,
+            one_minus_m_schedule_next=1.0 - m_schedule_next,
+            v_t_prime_denominator=1.0 - torch.pow(beta_2_t, local_step))
 
     # -- reference path ---------------------------------------------------------
     def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
@@ -118,27 +157,9 @@ class Nadam(OptimizerV2):
             c["neg_lr_t"] * m_t_bar / (torch.sqrt(v_t_prime) + c["epsilon"]), indices))
 
     # -- multi-tensor path ---------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        c = coefficients
-        params, grads = group.params(), group.grads
-        m, v = group.slot("m"), group.slot("v")
-        g_prime = torch._foreach_div(grads, c["one_minus_m_schedule_new"])
-        torch._foreach_mul_(m, c["beta_1_t"])
-        torch._foreach_add_(m, torch._foreach_mul(grads, c["one_minus_beta_1_t"]))
-        m_prime = torch._foreach_div(m, c["one_minus_m_schedule_next"])
-        torch._foreach_mul_(v, c["beta_2_t"])
-        squares = torch._foreach_mul(grads, grads)
-        torch._foreach_mul_(squares, c["one_minus_beta_2_t"])
-        torch._foreach_add_(v, squares)
-        denom = torch._foreach_div(v, c["v_t_prime_denominator"])
-        torch._foreach_sqrt_(denom)
-        torch._foreach_add_(denom, c["epsilon"])
-        torch._foreach_mul_(g_prime, c["one_minus_m_t"])
-        torch._foreach_mul_(m_prime, c["m_t_1"])
-        torch._foreach_add_(g_prime, m_prime)          # m_bar
-        torch._foreach_mul_(g_prime, c["lr_t"])
-        torch._foreach_div_(g_prime, denom)
-        torch._foreach_sub_(params, g_prime)
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        nadam(group.params(), grads, group.slot("m"), group.slot("v"), **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

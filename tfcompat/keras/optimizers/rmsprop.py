@@ -16,6 +16,10 @@ With momentum (TF's fused kernels; epsilon *inside* the sqrt):
 
 The sparse paths follow TF: without momentum `rms`/`mg` decay on every
 row; with momentum only the touched rows change.
+
+`rmsprop` is the functional core (plain tensor lists, no optimizer object):
+torch has no fused RMSprop kernel, so it is TF's operations with `_foreach_*`
+ops, each rounded to the dtype.
 """
 
 from __future__ import annotations
@@ -24,15 +28,71 @@ from typing import Any, Optional
 
 import torch
 
+from ...framework import errors
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
 
-__all__ = ["RMSprop"]
+__all__ = ["RMSprop", "RMSProp", "rmsprop"]
+
+
+def rmsprop(params: list, grads: list, rms: list, mg: Optional[list], momentum_buffers: Optional[list], *,
+            lr_t: torch.Tensor, rho: torch.Tensor, one_minus_rho: torch.Tensor, momentum: torch.Tensor,
+            epsilon: torch.Tensor, **unused: Any) -> None:
+    """One tf_keras RMSprop step over tensors of one device and dtype, in place.
+
+    `mg` is the centered slot (None if not centered), `momentum_buffers` the
+    momentum slot (None without momentum: TF's Python-op rule, epsilon outside
+    the square root; with it, TF's kernel, epsilon inside). The coefficients
+    are 0-d tensors of the dtype (TF's `apply_state` entries); other entries
+    are ignored.
+    """
+    squares = torch._foreach_mul(grads, grads)
+    if momentum_buffers is not None:
+        torch._foreach_sub_(squares, rms)
+        torch._foreach_mul_(squares, one_minus_rho)
+        torch._foreach_add_(rms, squares)                  # rms += (g * g - rms) * (1 - rho)
+        if mg is not None:
+            diff = torch._foreach_sub(grads, mg)
+            torch._foreach_mul_(diff, one_minus_rho)
+            torch._foreach_add_(mg, diff)                  # mg += (g - mg) * (1 - rho)
+            denom = torch._foreach_mul(mg, mg)
+            torch._foreach_sub_(denom, rms)
+            torch._foreach_neg_(denom)                     # rms - mg * mg (exactly)
+            multi_tensor.add_scalar_(denom, epsilon)
+        else:
+            denom = multi_tensor.add_scalar(rms, epsilon)
+        torch._foreach_sqrt_(denom)
+        step = torch._foreach_mul(grads, lr_t)
+        torch._foreach_div_(step, denom)                   # g * lr / sqrt(denom)
+        torch._foreach_mul_(momentum_buffers, momentum)
+        torch._foreach_add_(momentum_buffers, step)
+        torch._foreach_sub_(params, momentum_buffers)
+        return
+    torch._foreach_mul_(rms, rho)
+    torch._foreach_mul_(squares, one_minus_rho)
+    torch._foreach_add_(rms, squares)                      # rho * rms + (1 - rho) * g * g
+    if mg is not None:
+        torch._foreach_mul_(mg, rho)
+        torch._foreach_add_(mg, torch._foreach_mul(grads, one_minus_rho))
+        denom = torch._foreach_mul(mg, mg)
+        torch._foreach_sub_(denom, rms)
+        torch._foreach_neg_(denom)                         # rms - mg * mg
+        torch._foreach_sqrt_(denom)
+    else:
+        denom = torch._foreach_sqrt(rms)
+    multi_tensor.add_scalar_(denom, epsilon)
+    step = torch._foreach_mul(grads, lr_t)
+    torch._foreach_div_(step, denom)
+    torch._foreach_sub_(params, step)
 
 
 class RMSprop(OptimizerV2):
     """The RMSprop optimizer (`tf.keras.optimizers.RMSprop`)."""
+
+    # TF fails converting epsilon to an integer variable's dtype (TypeError), and in a
+    # kernel for a bool variable.
+    _NON_FLOAT_ERRORS = {"int": TypeError, "bool": errors.InvalidArgumentError}
 
     def __init__(self, learning_rate: Any = 0.001, rho: Any = 0.9, momentum: Any = 0.0,
                  epsilon: Optional[float] = 1e-7, centered: bool = False, name: str = "RMSprop",
@@ -65,10 +125,8 @@ class RMSprop(OptimizerV2):
         c = apply_state[(var_device, var_dtype)]
         rho = self._get_hyper("rho", var_dtype)
         lr_t = c["lr_t"]
-        c.update(epsilon=self._epsilon(var_dtype), rho=rho, momentum=self._get_hyper("momentum", var_dtype))
-        # With momentum the multi-tensor path uses a host 1 - rho; neg_lr_t is for sparse updates.
-        c.defer(lambda: dict(one_minus_rho=1.0 - rho))
-        c.defer(lambda: dict(neg_lr_t=-lr_t))
+        c.update(epsilon=self._epsilon(var_dtype), rho=rho, momentum=self._get_hyper("momentum", var_dtype),
+                 one_minus_rho=1.0 - rho, neg_lr_t=-lr_t)
 
     def set_weights(self, weights: list) -> None:
         if len(self.weights) == len(weights) + 1:
@@ -132,50 +190,10 @@ class RMSprop(OptimizerV2):
         return var.scatter_add(IndexedSlices(c["neg_lr_t"] * grad / (torch.sqrt(denom) + eps), indices))
 
     # -- multi-tensor path ---------------------------------------------------------
-    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, coefficients: dict) -> None:
-        params, grads = group.params(), group.grads
-        dtype = group.dtype
-        lr, eps = coefficients["lr_t"], coefficients["epsilon"]
-        rms = group.slot("rms")
-        squares = torch._foreach_mul(grads, grads)
-        if self._momentum:
-            omr = multi_tensor.one_minus(self._host_hyper("rho", dtype), dtype)
-            torch._foreach_lerp_(rms, squares, omr)
-            if self.centered:
-                mg = group.slot("mg")
-                torch._foreach_lerp_(mg, grads, omr)
-                denom = torch._foreach_mul(mg, mg)
-                torch._foreach_neg_(denom)
-                torch._foreach_add_(denom, rms)
-                torch._foreach_add_(denom, eps)
-            else:
-                denom = torch._foreach_add(rms, eps)
-            torch._foreach_sqrt_(denom)
-            step = torch._foreach_mul(grads, lr)
-            torch._foreach_div_(step, denom)
-            mom = group.slot("momentum")
-            torch._foreach_mul_(mom, self._host_hyper("momentum", dtype))
-            torch._foreach_add_(mom, step)
-            torch._foreach_sub_(params, mom)
-            return
-        rho = coefficients["rho"]
-        torch._foreach_mul_(rms, rho)
-        torch._foreach_mul_(squares, coefficients["one_minus_rho"])
-        torch._foreach_add_(rms, squares)
-        if self.centered:
-            mg = group.slot("mg")
-            torch._foreach_mul_(mg, rho)
-            torch._foreach_add_(mg, torch._foreach_mul(grads, coefficients["one_minus_rho"]))
-            denom = torch._foreach_mul(mg, mg)
-            torch._foreach_neg_(denom)
-            torch._foreach_add_(denom, rms)
-            torch._foreach_sqrt_(denom)
-        else:
-            denom = torch._foreach_sqrt(rms)
-        torch._foreach_add_(denom, eps)
-        step = torch._foreach_mul(grads, lr)
-        torch._foreach_div_(step, denom)
-        torch._foreach_sub_(params, step)
+    def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
+                                  coefficients: dict) -> None:
+        rmsprop(group.params(), grads, group.slot("rms"), group.slot("mg") if self.centered else None,
+                group.slot("momentum") if self._momentum else None, **coefficients)
 
     def get_config(self) -> dict:
         config = super().get_config()

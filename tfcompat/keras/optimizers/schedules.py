@@ -32,6 +32,7 @@ import torch
 from ...framework import dtypes
 from ...framework.tensor_conversion import convert_to_tensor
 from . import multi_tensor
+from ...framework.variable_protocol import is_variable
 
 __all__ = [
     "LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay",
@@ -67,25 +68,43 @@ def _initial(value: Any, device: torch.device) -> torch.Tensor:
         return multi_tensor.scalar(value, torch.float32, device)
     if _int32(value):
         return multi_tensor.scalar(value, torch.int32, device)
+    if isinstance(value, (np.float16, np.float32, np.float64)):  # (a float holds each exactly)
+        return multi_tensor.scalar(float(value), dtypes.as_dtype(value.dtype).as_torch, device)
     t = convert_to_tensor(value)
     return t.to(device) if t.device != device else t
 
 
 def _cast(value: Any, like: torch.Tensor) -> torch.Tensor:
     """`tf.cast(value, dtype)`: a Python float becomes float32 first, as in TF."""
-    if isinstance(value, torch.Tensor) or getattr(value, "_tfcompat_variable", False):
+    if isinstance(value, torch.Tensor) or is_variable(value):
         return convert_to_tensor(value).to(device=like.device, dtype=like.dtype)
-    if like.dtype in (torch.float16, torch.float32, torch.float64):  # (numpy has no bfloat16)
+    if like.dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
         if isinstance(value, float):
             return multi_tensor.scalar(value, like.dtype, like.device, via=torch.float32)
         if type(value) in (int, bool) and abs(value) < 2**24:
             return multi_tensor.scalar(value, like.dtype, like.device)  # exact, then one rounding
+    if like.dtype is torch.bfloat16:  # (numpy's bfloat16, from ml_dtypes, does not convert to torch)
+        return torch.tensor(np.asarray(value), device=like.device).to(torch.bfloat16)
     return torch.tensor(np.asarray(value).astype(dtypes.from_torch(like.dtype).as_numpy_dtype),
                         device=like.device)
 
 
+def _scalar_math(fn: Any, *args: torch.Tensor) -> torch.Tensor:
+    """`fn(*args)` (pow, log, cos of the schedule's 0-d tensors), rounded as TF rounds it.
+
+    TF evaluates a scalar's transcendental functions with the C library
+    (`powf`, `cosf`, `logf`: correctly rounded in practice); torch's are not
+    for float32. The float64 result rounded to float32 (then to the dtype, as
+    `Eigen::half` rounds its float32 result) is.
+    """
+    dtype = args[0].dtype
+    if dtype is torch.float64:
+        return fn(*args)
+    return fn(*(a.double() for a in args)).float().to(dtype)
+
+
 def _step(step: Any, like: torch.Tensor) -> torch.Tensor:
-    if isinstance(step, torch.Tensor) or getattr(step, "_tfcompat_variable", False):
+    if isinstance(step, torch.Tensor) or is_variable(step):
         return convert_to_tensor(step).to(device=like.device, dtype=like.dtype)
     return torch.tensor(step, dtype=like.dtype, device=like.device)
 
@@ -93,9 +112,8 @@ def _step(step: Any, like: torch.Tensor) -> torch.Tensor:
 def _device_of(step: Any) -> torch.device:
     if isinstance(step, torch.Tensor):
         return step.device
-    handle = getattr(step, "handle", None)
-    if isinstance(handle, torch.Tensor):
-        return handle.device
+    if is_variable(step):
+        return step._torch_device()  # (not `handle`: handing out the live tensor invalidates mirrors)
     from ...framework import device as device_lib
     return device_lib.current_torch_device()
 
@@ -148,7 +166,7 @@ class ExponentialDecay(_RateDecay):
 
     def __call__(self, step: Any) -> torch.Tensor:
         lr0, p = self._progress(step)
-        return lr0 * torch.pow(_cast(self.decay_rate, lr0), p)
+        return lr0 * _scalar_math(torch.pow, _cast(self.decay_rate, lr0), p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -168,11 +186,12 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         device = _device_of(step)
         x = convert_to_tensor(step)
         x = x.to(device)
-        values = [_initial(v, device) for v in self.values]
+        values = torch.stack([_initial(v, device) for v in self.values])
         bounds = torch.stack([_converted(b, x.dtype, device) for b in self.boundaries])
         # Index of the first boundary >= step: values[i] applies for b[i-1] < step <= b[i].
-        index = torch.searchsorted(bounds, x.reshape(1), right=False).reshape(())
-        return torch.stack(values)[index]
+        # (A gather on the device: indexing with a 0-d tensor would read it on the host.)
+        index = torch.searchsorted(bounds, x.reshape(1), right=False)
+        return torch.index_select(values, 0, index).reshape(())
 
     def get_config(self) -> dict:
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -203,7 +222,7 @@ class PolynomialDecay(LearningRateSchedule):
         else:
             s = torch.minimum(s, decay_steps)
         p = s / decay_steps
-        return (lr0 - end) * torch.pow(1 - p, power) + end
+        return (lr0 - end) * _scalar_math(torch.pow, 1 - p, power) + end
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -234,7 +253,8 @@ class CosineDecay(LearningRateSchedule):
 
     def _decay(self, s: torch.Tensor, decay_steps: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
         fraction = s / decay_steps
-        cosine = 0.5 * (1.0 + torch.cos(multi_tensor.scalar(math.pi, s.dtype, s.device) * fraction))
+        pi = multi_tensor.scalar(math.pi, s.dtype, s.device)
+        cosine = 0.5 * (1.0 + _scalar_math(torch.cos, pi * fraction))
         return start * ((1 - self.alpha) * cosine + self.alpha)
 
     def __call__(self, step: Any) -> torch.Tensor:
@@ -267,22 +287,35 @@ class CosineDecayRestarts(LearningRateSchedule):
         self.alpha = alpha
         self.name = name
 
+    @staticmethod
+    def _restart(fraction: torch.Tensor, t_mul: torch.Tensor, geometric: bool) -> tuple:
+        """`(i_restart, fraction within the cycle)`: cycles of growing (geometric) or equal length."""
+        if geometric:
+            i_restart = torch.floor(_scalar_math(torch.log, 1.0 - fraction * (1.0 - t_mul))
+                                    / _scalar_math(torch.log, t_mul))
+            growth = _scalar_math(torch.pow, t_mul, i_restart)
+            sum_r = (1.0 - growth) / (1.0 - t_mul)
+            return i_restart, (fraction - sum_r) / growth
+        i_restart = torch.floor(fraction)
+        return i_restart, fraction - i_restart
+
     def __call__(self, step: Any) -> torch.Tensor:
         lr0 = _initial(self.initial_learning_rate, _device_of(step))
         alpha = _cast(self.alpha, lr0)
         t_mul = _cast(self._t_mul, lr0)
         m_mul = _cast(self._m_mul, lr0)
         fraction = _step(step, lr0) / _cast(self.first_decay_steps, lr0)
-        if float(self._t_mul) == 1.0:
-            i_restart = torch.floor(fraction)
-            fraction = fraction - i_restart
-        else:
-            i_restart = torch.floor(torch.log(1.0 - fraction * (1.0 - t_mul)) / torch.log(t_mul))
-            sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
-            fraction = (fraction - sum_r) / t_mul ** i_restart
-        m_fac = m_mul ** i_restart
+        if isinstance(self._t_mul, (int, float)):  # TF's `tf.cond(t_mul == 1, ...)`, on the host
+            i_restart, fraction = self._restart(fraction, t_mul, geometric=self._t_mul != 1.0)
+        else:  # a tensor t_mul: both branches on the device (no host read), as TF's cond selects
+            arithmetic = self._restart(fraction, t_mul, geometric=False)
+            geometric = self._restart(fraction, t_mul, geometric=True)
+            same = t_mul == 1.0
+            i_restart = torch.where(same, arithmetic[0], geometric[0])
+            fraction = torch.where(same, arithmetic[1], geometric[1])
+        m_fac = _scalar_math(torch.pow, m_mul, i_restart)
         pi = multi_tensor.scalar(math.pi, lr0.dtype, lr0.device)
-        cosine = 0.5 * m_fac * (1.0 + torch.cos(pi * fraction))
+        cosine = 0.5 * m_fac * (1.0 + _scalar_math(torch.cos, pi * fraction))
         return lr0 * ((1 - alpha) * cosine + alpha)
 
     def get_config(self) -> dict:

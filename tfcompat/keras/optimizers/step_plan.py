@@ -1,18 +1,27 @@
-"""What an `apply_gradients` step over one variable list needs: its plan and its checked gradients.
+"""What an `apply_gradients` step over one variable list needs: its plan, checks and coefficients.
 
 A training loop calls `apply_gradients` with the same variables every
 step, so everything that depends only on the variable list is worked out
 once, in a `StepPlan`: each variable's storage cell, dtype and device (none
-of which ever change), whether a variable is listed twice, the
-(device, dtype) keys of the coefficients, and, once the multi-tensor path
-has run, its (device, dtype) groups. A step then costs one pass over the
-gradients (`checked_gradients`), comparing each with the plan's facts.
+of which ever change), whether a variable is listed twice, and, once the
+multi-tensor path has run, its (device, dtype) groups. A step then costs
+one pass over the gradients (`checked_gradients`), comparing each with the
+plan's facts.
+
+Plans live in a `PlanCache`, keyed by the identities of their variables and
+holding only weak references to them: a variable the program drops is
+freed (as in TF), and its plans leave the cache when it is collected, before
+its identity can be reused.
 
 The gradients are validated twice: as given (so a cross-replica reduction
 never sees a bad one) and as the aggregator, clipping, `gradient_transformers`
 and subclass hooks leave them (so the update rules never see a bad one).
 `rechecked_gradients` skips the second check for every pair those left as
 they were, which in the common case is all of them.
+
+`StepCoefficients` holds one step's coefficients per (device, dtype), each
+computed when a path first asks for it: TF's `apply_state` (a plain dict, what
+the per-variable rules read) and the multi-tensor kernels' coefficients.
 """
 
 from __future__ import annotations
@@ -20,16 +29,19 @@ from __future__ import annotations
 import itertools
 import logging
 import operator
+import weakref
 from typing import Any, Callable, Iterable, Optional
 
 import torch
 
 from ...framework import dtypes, errors
+from ...framework import device as device_lib
+from ...framework import variable_protocol as protocol
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor_conversion import convert_to_tensor
 
-__all__ = ["StepPlan", "CheckedGradients", "split_grads", "check_gradient", "checked_gradients",
-           "rechecked_gradients"]
+__all__ = ["StepPlan", "PlanCache", "CheckedStep", "StepCoefficients", "split_grads", "check_gradient",
+           "checked_gradients", "rechecked_gradients"]
 
 _log = logging.getLogger("tfcompat")
 
@@ -59,48 +71,92 @@ class StepPlan:
     """The cached facts of a step over one variable list.
 
     Only what cannot change for a variable is kept: its storage cell, dtype
-    and device. Its shape is read from the cell each step (a variable of
-    partially known shape may be assigned a new one).
+    and device, and a weak reference to it. Its shape is read from the cell
+    each step (a variable of partially known shape may be assigned a new
+    one). `key` is the list's key in its `PlanCache`; `batchable` says the
+    multi-tensor path may update the list as one batch (every variable has a
+    storage cell and none is listed twice); `validated` that `apply_gradients`
+    checked the variables' dtypes and created their slots.
     """
 
-    __slots__ = ("variables", "apply_keys", "checks", "has_duplicates", "dense_groups")
+    __slots__ = ("key", "refs", "checks", "has_duplicates", "batchable",
+                 "dense_groups", "validated", "__weakref__")
 
-    def __init__(self, var_list: list) -> None:
-        self.variables = tuple(var_list)  # strong refs: ids in the optimizer's cache key stay unique
-        self.apply_keys = tuple({(v.device, v.dtype): None for v in var_list})
+    def __init__(self, var_list: list, key: tuple, refs: tuple) -> None:
+        self.key = key
+        self.refs = refs
         checks = []
         for var in var_list:
-            resource = getattr(var, "_resource", None)
-            checks.append((None, None, None) if resource is None else
-                          (resource, resource.value.dtype, resource.value.get_device()))
-        self.checks = tuple(checks)  # (Resource, torch dtype, device index), or Nones
-        self.has_duplicates = len(set(map(id, var_list))) != len(var_list)
-        self.dense_groups: Optional[list] = None  # the optimizer's, once a multi-tensor step ran
+            cell = protocol.storage(var)
+            checks.append((None, None, None) if cell is None else
+                          (cell, cell.value.dtype, cell.value.get_device()))
+        self.checks = tuple(checks)  # (storage cell, torch dtype, device index), or Nones
+        self.has_duplicates = len(set(key)) != len(key)
+        self.batchable = not self.has_duplicates and all(c[0] is not None for c in checks)
+        self.dense_groups: Optional[list] = None  # the multi-tensor groups, once a batch ran
+        self.validated = False
 
 
-class CheckedGradients(tuple):
-    """`(gradient, variable)` pairs validated against a plan: what `_distributed_apply` receives.
+class PlanCache:
+    """Step plans keyed by the identities of their variables, holding them weakly.
 
-    A tuple, so nothing can change the pairs after the check. `grads` holds
-    the gradients in the plan's order; `all_dense` says every gradient is a
-    contiguous tensor for a resource variable. A copy rebuilt from its
-    items (`type(x)(items)`, as `nest` does) has no plan.
+    A plan leaves the cache when any of its variables is collected, before
+    the variable's memory (and so its `id`) can be reused: a cached plan's
+    variables are all alive, so equal identities mean the same variables.
+    When more than `capacity` lists are in rotation, the oldest plan goes.
     """
 
-    plan: Optional[StepPlan] = None
-    grads: Optional[list] = None
-    all_dense = False
+    def __init__(self, capacity: int = 8) -> None:
+        self._plans: dict = {}
+        self._capacity = capacity
 
-    @classmethod
-    def of(cls, plan: StepPlan, grads: list, all_dense: bool) -> "CheckedGradients":
-        self = cls(zip(grads, plan.variables))
+    def get(self, var_list: list) -> Optional[StepPlan]:
+        """The cached plan of exactly `var_list` (these variables, in this order), or None."""
+        return self._plans.get(tuple(map(id, var_list)))
+
+    def add(self, var_list: list) -> StepPlan:
+        """A new plan of `var_list`, cached (a list of objects without weak references is not)."""
+        key = tuple(map(id, var_list))
+        plans = self._plans
+
+        def forget(_ref: Any, key: tuple = key) -> None:
+            plans.pop(key, None)
+
+        try:
+            refs = tuple(weakref.ref(v, forget) for v in var_list)
+        except TypeError:  # a variable type without __weakref__: plan it every step
+            refs = tuple((lambda v=v: v) for v in var_list)
+            return StepPlan(var_list, key, refs)
+        plan = StepPlan(var_list, key, refs)
+        if len(plans) >= self._capacity:  # a few var lists in rotation; don't grow unbounded
+            plans.pop(next(iter(plans)), None)
+        plans[key] = plan
+        return plan
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+
+class CheckedStep:
+    """`(gradient, variable)` pairs validated against a plan, inside one `apply_gradients`.
+
+    `pairs` is the list handed to the aggregator and transformations (plain
+    tuples); `grads` the gradients in the plan's order; `all_dense` says every
+    gradient is a contiguous tensor for a variable with a storage cell.
+    """
+
+    __slots__ = ("plan", "variables", "grads", "pairs", "all_dense")
+
+    def __init__(self, plan: StepPlan, variables: list, grads: list, all_dense: bool) -> None:
         self.plan = plan
+        self.variables = variables
         self.grads = grads
+        self.pairs = list(zip(grads, variables))
         self.all_dense = all_dense
-        return self
 
 
-def checked_gradients(plan: StepPlan, grads: Iterable, known: Optional[list] = None) -> CheckedGradients:
+def checked_gradients(plan: StepPlan, variables: list, grads: Iterable,
+                      known: Optional[list] = None) -> CheckedStep:
     """Every gradient as a tensor or IndexedSlices matching its variable, or an error.
 
     The common case (a contiguous tensor of the variable's dtype, shape and
@@ -112,43 +168,45 @@ def checked_gradients(plan: StepPlan, grads: Iterable, known: Optional[list] = N
     append = out.append
     tensor = torch.Tensor
     all_dense = True
-    for grad, (resource, dtype, device) in zip(grads, plan.checks):
-        # (dtype is None for a variable without a Resource: never the fast path)
+    for grad, (cell, dtype, device) in zip(grads, plan.checks):
+        # (dtype is None for a variable without a storage cell: never the fast path)
         if (type(grad) is tensor and grad.dtype is dtype and grad.get_device() == device
-                and grad.shape == resource.value.shape and grad.is_contiguous()):
+                and grad.shape == cell.value.shape and grad.is_contiguous()):
             append(grad)
             continue
         if known is None or grad is not known[len(out)]:
-            grad = check_gradient(grad, plan.variables[len(out)])
+            grad = check_gradient(grad, variables[len(out)])
             if type(grad) is tensor and not grad.is_contiguous():
                 grad = grad.contiguous()  # the multi-tensor kernels want dense storage
-        all_dense = all_dense and resource is not None and type(grad) is tensor
+        all_dense = all_dense and cell is not None and type(grad) is tensor
         append(grad)
-    return CheckedGradients.of(plan, out, all_dense)
+    return CheckedStep(plan, variables, out, all_dense)
 
 
-def rechecked_gradients(checked: CheckedGradients, grads_and_vars: Any,
-                        plan_for: Callable[[list], StepPlan]) -> CheckedGradients:
+def rechecked_gradients(checked: CheckedStep, grads_and_vars: Any,
+                        plan_for: Callable[[list], StepPlan]) -> CheckedStep:
     """The transformed `(gradient, variable)` pairs, validated again where they changed.
 
     `checked` itself when every pair is the one it held. A transformation
     that changed the variables gets the plan of its list (`plan_for`).
     """
+    if grads_and_vars is checked.pairs:
+        return checked
     if not isinstance(grads_and_vars, (list, tuple)):
         grads_and_vars = list(grads_and_vars)
-    if len(grads_and_vars) == len(checked) and all(map(operator.is_, grads_and_vars, checked)):
+    if len(grads_and_vars) == len(checked.pairs) and all(map(operator.is_, grads_and_vars, checked.pairs)):
         return checked
     grads = [g for g, _ in grads_and_vars]
     variables = [v for _, v in grads_and_vars]
     plan, known = checked.plan, checked.grads
-    if len(variables) != len(plan.variables) or not all(map(operator.is_, variables, plan.variables)):
+    if len(variables) != len(checked.variables) or not all(map(operator.is_, variables, checked.variables)):
         plan, known = plan_for(variables), None
-    return checked_gradients(plan, grads, known)
+    return checked_gradients(plan, variables, grads, known)
 
 
 def check_gradient(grad: Any, var: Any) -> Any:
     """The gradient as a tensor or IndexedSlices matching `var`, or an error (in TF's classes)."""
-    shape = tuple(var.handle.shape) if hasattr(var, "handle") else tuple(var.shape.as_list())
+    shape = var._current_shape()
     want = var.dtype.as_torch
     if isinstance(grad, IndexedSlices):
         if var.constraint is not None:
@@ -176,6 +234,46 @@ def check_gradient(grad: Any, var: Any) -> Any:
         raise errors.InvalidArgumentError(
             None, None, f"var and grad do not have the same shape{list(shape)} {list(g.shape)} "
             f"(variable {var.name}).")
-    if hasattr(var, "handle") and g.device != var.handle.device:
-        g = g.to(var.handle.device)
+    device = var._torch_device()
+    if g.device != device:
+        g = g.to(device)
     return g
+
+
+class StepCoefficients:
+    """One step's coefficients per (device, dtype), each computed when a path first needs it.
+
+    * `apply_state(key)`: TF's `apply_state` (`{(device, dtype): {name: value}}`,
+      a plain dict) with `key` prepared by the optimizer's `_prepare_local`:
+      what the per-variable rules (`_resource_apply_dense` / `_sparse`) read.
+      It starts from the dict `apply_gradients` prepared, if any (an
+      optimizer that overrides `_prepare` gets it called as in TF).
+    * `kernel(key)`: what the optimizer's multi-tensor core takes for that
+      group (`_multi_tensor_coefficients`), computed once per step: a fast
+      step computes only what its kernels read.
+    """
+
+    __slots__ = ("_optimizer", "_apply_state", "_kernel")
+
+    def __init__(self, optimizer: Any, apply_state: Optional[dict] = None) -> None:
+        self._optimizer = optimizer
+        self._apply_state = apply_state if apply_state is not None else {}
+        self._kernel: dict = {}
+
+    def apply_state(self, key: tuple) -> dict:
+        """TF's `apply_state`, with the entry of `key` = (device, dtype) computed."""
+        state = self._apply_state
+        if key not in state:
+            with device_lib.device(key[0]):
+                state[key] = {}
+                self._optimizer._prepare_local(key[0], key[1], state)
+        return state
+
+    def kernel(self, key: tuple) -> Any:
+        """The multi-tensor coefficients of `key` = (device, dtype) for this step."""
+        coefficients = self._kernel.get(key)
+        if coefficients is None:
+            with device_lib.device(key[0]):
+                coefficients = self._optimizer._multi_tensor_coefficients(key[0], key[1], self)
+            self._kernel[key] = coefficients
+        return coefficients
