@@ -7,9 +7,12 @@ Run (needs TensorFlow 2.21 + tf_keras 2.21, NOT the project venv)::
 It writes ``tests/conformance/fixtures/optimizers.json`` and
 ``tests/conformance/fixtures/schedules.json``. The output is deterministic:
 inputs come from ``numpy.random.RandomState`` seeded per case (crc32 of the
-case id) and are stored in the fixture, so consumers never regenerate them;
-the script re-executes itself with ``PYTHONHASHSEED=0`` so messages that print
-Python sets are stable. All runs are TF eager, CPU.
+case id); the script re-executes itself with ``PYTHONHASHSEED=0`` so messages
+that print Python sets are stable. All runs are TF eager, CPU. The "cases"
+store their inputs; the seeded sections ("half_precision_cases",
+"long_horizon_cases", below) store only a recipe that the replay rebuilds
+with ``optimizer_inputs.make_inputs`` (checked against a digest), which keeps
+thousands of elements times 40 steps out of the file.
 
 Number encoding
 ---------------
@@ -99,6 +102,66 @@ tests; the generator re-runs each with TF and stores what TF gave)::
      "tolerance": {dtype: {"rtol": r, "atol": a}},   # as the TF test asserts
      "tf_values": {dtype: [{"after_step": n, "vars": [...], "slots": {...}}]}}
 
+Seeded cases (sections "half_precision_cases" and "long_horizon_cases")
+----------------------------------------------------------------------
+One TF optimizer driven by ``apply_gradients`` on inputs described by an
+``optimizer_inputs`` spec (seed, dtype, shapes, distributions, sparse rows;
+see that module for the recipe, the digest and the array encoding)::
+
+    {"id": "Adam/plain/half:extreme/dense/float16",
+     "optimizer", "variant", "kwargs", "dtype", "sparse", "var_names",
+     "regime": "extreme",              # half: large | tiny | extreme | long
+                                       #   (| long/beta_2_rounds_to_1);
+                                       # long: the schedule name, "constant",
+                                       #   "set_hyper+decay", "schedule_to_constant",
+                                       #   "constant_to_schedule"
+     "inputs": SPEC,                   # optimizer_inputs spec, with "digest"
+     "set_before": {"12": {"beta_1": 0.5}, ...},
+                                       # 0-based step index -> setattr(opt, k, v)
+                                       # just before that step (a dict value is a
+                                       # serialized schedule)
+     "checkpoints": {"after_step": [1, 2, ...],
+                     "vars": [ARRAY per variable, leading axis = checkpoint]},
+     "trace": {"indices": [[flat index, ...] per variable],    # long only:
+               "values": [ARRAY (steps, samples) per variable]}, # every step
+     "slot_names", "slots": {name: [ARRAY per variable]},   # after the run;
+                                       # long: the traced elements only
+     "weights": [...], "iterations": n, "config": {...}}    # as in CASE
+
+ARRAY here is ``optimizer_inputs.encode(..., compact=True)``: base64 of the
+IEEE bits (bfloat16: the upper half of the float32 pattern), exact and
+decodable with numpy alone.
+
+half_precision_cases: every configuration of BASE_CONFIGS in float16 and
+bfloat16, dense (shapes (8,) and (3, 5): a whole number of 8-element packets,
+and not) and sparse (shapes (6,), (5, 3); 4 rows a step, one repeated), in
+four regimes (HALF_REGIMES): "large" (N(0, 30^2) gradients, 10x learning
+rate, 6 steps), "tiny" (gradient magnitudes down to the float16 subnormals,
+so g*g underflows), "extreme" (magnitudes across the whole range: g*g
+overflows to inf for the largest, values up to 3e4 in float16), "long" (40
+steps at ordinary magnitudes). bfloat16 Adam / Nadam use beta_2 = 0.99 (0.999
+rounds to 1.0: Adam never moves, Nadam gives NaN), plus one "long" case with
+the default to pin that. bfloat16 magnitudes stay above 1e-12 so no float32
+intermediate is denormal (TF's CPU kernels flush those; float16 subnormals
+are kept).
+
+long_horizon_cases: 40 steps on four variables of shapes (1024,), (13, 29),
+(3, 5, 7), () (sparse: (400, 8) and (1000,), 48 rows a step), with a
+learning-rate schedule crossing its boundaries (LONG_VARIANTS: all six
+schedule classes), hyperparameters set midway (beta_1/beta_2, momentum, rho,
+epsilon, l1/l2/beta, learning_rate_power), inverse-time decay
+(LONG_SET_HYPER, float64), a schedule replaced by a constant and the other
+way round; float32, float64, and float16/bfloat16 on the large variables.
+
+half_precision_unsupported: (optimizer, variant, dtype, sparse) TF cannot
+run (no CPU kernel; TF raises InvalidArgumentError), with TF's message; the
+generator fails if TF gains the kernel.
+
+An op-by-op torch replay of TF's kernels (every op on tensors of the
+variable's dtype, duplicates summed one at a time in the dtype, IEEE sqrt)
+reproduces every half-precision case and every float64 case bit for bit;
+see ``tests/keras/optimizers/test_golden.py`` for the comparison rules.
+
 schedules.json
 --------------
 ::
@@ -114,6 +177,9 @@ schedules.json
         "config": {...},                 # schedule.get_config()
         "serialized": {...}}             # tf_keras.optimizers.schedules.serialize(schedule)
      ]}
+
+The "long_horizon/..." entries are the schedules the long-horizon optimizer
+cases use, at every step 0..45.
 """
 
 from __future__ import annotations
@@ -122,6 +188,7 @@ import os
 import zlib
 
 import generator_env  # noqa: E402  (a sibling: the script's folder is sys.path[0])
+import optimizer_inputs  # noqa: E402  (the inputs recipe the replay shares)
 
 generator_env.prepare()
 
@@ -789,10 +856,346 @@ def run_golden(spec):
 
 
 # --------------------------------------------------------------------------
+# seeded cases: half precision and long horizons
+# --------------------------------------------------------------------------
+
+# TF 2.21 has no CPU kernel for these (optimizer, configuration, dtype, kind):
+# `apply_gradients` raises InvalidArgumentError ("No OpKernel was registered
+# ..."). They are recorded in "half_precision_unsupported", not run.
+TF_UNSUPPORTED = {
+    ("Adamax", "bfloat16", False),            # ResourceApplyAdaMax: no bfloat16 CPU kernel
+    ("RMSprop/momentum", "bfloat16", True),    # ResourceSparseApplyRMSProp
+    ("RMSprop/centered_momentum", "bfloat16", True),  # ResourceSparseApplyCenteredRMSProp
+}
+
+HALF_DENSE_SHAPES = [(8,), (3, 5)]     # 8: whole packets; 15: not a packet multiple
+HALF_SPARSE_SHAPES = [(6,), (5, 3)]
+HALF_SPARSE_ROWS = 4
+
+# regime -> (steps, checkpoint steps or None for every step, lr factor,
+#            {dtype: (init DIST, grad DIST)})
+HALF_REGIMES = {
+    # large gradients and a 10x learning rate, few steps
+    "large": (6, None, 10.0, {
+        "float16": ({"kind": "uniform", "scale": 20.0}, {"kind": "normal", "scale": 30.0}),
+        "bfloat16": ({"kind": "uniform", "scale": 20.0}, {"kind": "normal", "scale": 30.0}),
+    }),
+    # gradients near the underflow limit (float16: into the subnormals; g*g underflows)
+    "tiny": (6, None, 1.0, {
+        "float16": ({"kind": "uniform", "scale": 1.0}, {"kind": "loguniform", "lo": 1e-6, "hi": 1e-2}),
+        "bfloat16": ({"kind": "uniform", "scale": 1.0}, {"kind": "loguniform", "lo": 1e-12, "hi": 1e-2}),
+    }),
+    # magnitudes across the whole range: g*g overflows to inf for the largest
+    # gradients, underflows for the smallest; values up to half the float16 maximum.
+    # bfloat16 stays above 1e-12 so no float32 intermediate is denormal (TF's CPU
+    # kernels flush float32 denormals to zero; float16 subnormals are kept).
+    "extreme": (8, None, 1.0, {
+        "float16": ({"kind": "loguniform", "lo": 1e-3, "hi": 3e4}, {"kind": "loguniform", "lo": 1e-5, "hi": 1e3}),
+        "bfloat16": ({"kind": "loguniform", "lo": 1e-6, "hi": 1e30},
+                     {"kind": "loguniform", "lo": 1e-12, "hi": 3e19}),
+    }),
+    # many steps at ordinary magnitudes: rounding accumulates
+    "long": (40, [1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 35, 40], 1.0, {
+        "float16": ({"kind": "uniform", "scale": 1.0}, {"kind": "normal", "scale": 1.0}),
+        "bfloat16": ({"kind": "uniform", "scale": 1.0}, {"kind": "normal", "scale": 1.0}),
+    }),
+}
+
+# bfloat16 rounds 0.999 to 1.0: 1 - beta_2 ** t is 0, so TF's Adam never moves
+# and Nadam produces NaN. The cases use beta_2 = 0.99; one "long" case per
+# optimizer keeps the default to pin that behaviour.
+HALF_OVERRIDES = {("Adam", "plain", "bfloat16"): {"beta_2": 0.99},
+                  ("Nadam", "plain", "bfloat16"): {"beta_2": 0.99},
+                  ("Nadam", "schedule_decay", "bfloat16"): {"beta_2": 0.99}}
+
+LONG_STEPS = 40
+LONG_DENSE_SHAPES = [(1024,), (13, 29), (3, 5, 7), ()]
+LONG_SPARSE_SHAPES = [(400, 8), (1000,)]
+LONG_SPARSE_ROWS = 48
+LONG_FULL_AT = [LONG_STEPS]    # full variables recorded after these steps
+LONG_INIT = {"kind": "uniform", "scale": 1.0}
+LONG_GRAD = {"kind": "normal", "scale": 1.0}
+
+
+def long_schedule(name, lr):
+    """The long-horizon learning-rate schedules, scaled to an optimizer's base rate."""
+    kinds = {
+        "piecewise": ("PiecewiseConstantDecay", dict(boundaries=[10, 25], values=[lr, lr * 0.5, lr * 0.1])),
+        "exp": ("ExponentialDecay", dict(initial_learning_rate=lr, decay_steps=10, decay_rate=0.5)),
+        "exp_staircase": ("ExponentialDecay",
+                          dict(initial_learning_rate=lr, decay_steps=7, decay_rate=0.7, staircase=True)),
+        "poly_end": ("PolynomialDecay",
+                     dict(initial_learning_rate=lr, decay_steps=30, end_learning_rate=lr * 0.1, power=2.0)),
+        "poly_cycle": ("PolynomialDecay", dict(initial_learning_rate=lr, decay_steps=15,
+                                               end_learning_rate=lr * 0.1, power=1.0, cycle=True)),
+        "inverse_time": ("InverseTimeDecay", dict(initial_learning_rate=lr, decay_steps=5, decay_rate=0.5)),
+        "inverse_time_staircase": ("InverseTimeDecay", dict(initial_learning_rate=lr, decay_steps=6,
+                                                            decay_rate=1.0, staircase=True)),
+        "cosine_warmup": ("CosineDecay", dict(initial_learning_rate=lr * 0.1, decay_steps=25, alpha=0.1,
+                                              warmup_target=lr, warmup_steps=8)),
+        "cosine_restarts": ("CosineDecayRestarts", dict(initial_learning_rate=lr, first_decay_steps=8,
+                                                        t_mul=2.0, m_mul=0.8, alpha=0.05)),
+    }
+    cls_name, kwargs = kinds[name]
+    return cls_name, kwargs
+
+
+# (optimizer, variant): (dense schedule, sparse schedule, half schedule or None,
+#                        set_before {0-based step index: {attr: value}})
+LONG_VARIANTS = {
+    ("SGD", "momentum"): ("piecewise", "cosine_restarts", "exp_staircase",
+                          {12: {"momentum": 0.5}, 26: {"momentum": 0.95}}),
+    ("SGD", "nesterov"): ("poly_cycle", "inverse_time", None, {12: {"momentum": 0.0}, 26: {"momentum": 0.8}}),
+    ("SGD", "plain"): ("exp", "piecewise", None, {}),
+    ("Adam", "plain"): ("cosine_warmup", "poly_end", "piecewise",
+                        {12: {"beta_1": 0.5, "beta_2": 0.99}, 26: {"epsilon": 1e-3}}),
+    ("Adam", "amsgrad"): ("exp_staircase", "inverse_time_staircase", None,
+                          {12: {"beta_2": 0.999}, 26: {"beta_1": 0.0, "epsilon": 1e-4}}),
+    ("Adagrad", "default"): ("inverse_time", "exp", "cosine_restarts", {12: {"epsilon": 1e-2}}),
+    ("RMSprop", "plain"): ("poly_end", "cosine_warmup", "poly_cycle", {12: {"rho": 0.5}, 26: {"epsilon": 1e-3}}),
+    ("RMSprop", "centered_momentum"): ("cosine_restarts", "piecewise", None,
+                                       {12: {"momentum": 0.9, "rho": 0.8}, 26: {"epsilon": 1e-4, "momentum": 0.0}}),
+    ("Adadelta", "rho_eps"): ("piecewise", "exp_staircase", "inverse_time", {12: {"rho": 0.5}, 26: {"epsilon": 1e-6}}),
+    ("Adamax", "plain"): ("inverse_time_staircase", "cosine_restarts", "exp",
+                          {12: {"beta_1": 0.5, "beta_2": 0.9}, 26: {"epsilon": 1e-3}}),
+    ("Nadam", "plain"): (None, None, None, {12: {"beta_1": 0.8, "beta_2": 0.99, "learning_rate": 0.005},
+                                            26: {"epsilon": 1e-4, "learning_rate": 0.02}}),
+    ("Ftrl", "all"): ("poly_cycle", "poly_end", "cosine_warmup",
+                      {12: {"l1_regularization_strength": 0.2, "beta": 1.0},
+                       26: {"l2_regularization_strength": 0.05}}),
+    ("Ftrl", "plain"): ("exp", "inverse_time", None, {12: {"l2_regularization_strength": 0.1}}),
+}
+
+# Constant learning rate, inverse-time decay, and hyperparameters changed at
+# three points (float64 dense, one per optimizer).
+LONG_SET_HYPER = {
+    "SGD": ("momentum", {9: {"learning_rate": 0.05}, 19: {"momentum": 0.3}, 29: {"learning_rate": 0.2}}),
+    "Adam": ("plain", {9: {"learning_rate": 0.005}, 19: {"beta_1": 0.7, "beta_2": 0.9},
+                       29: {"learning_rate": 0.02, "epsilon": 1e-5}}),
+    "Adagrad": ("default", {9: {"learning_rate": 0.05}, 29: {"learning_rate": 0.2, "epsilon": 1e-3}}),
+    "RMSprop": ("centered", {9: {"learning_rate": 0.005}, 19: {"rho": 0.7}, 29: {"epsilon": 1e-4}}),
+    "Adadelta": ("plain", {9: {"learning_rate": 0.5}, 19: {"rho": 0.8}, 29: {"epsilon": 1e-5}}),
+    "Adamax": ("plain", {9: {"learning_rate": 0.005}, 19: {"beta_1": 0.0}, 29: {"beta_2": 0.99}}),
+    "Nadam": ("schedule_decay", {9: {"learning_rate": 0.005}, 19: {"beta_1": 0.95}, 29: {"epsilon": 1e-5}}),
+    "Ftrl": ("all", {9: {"learning_rate": 0.05}, 19: {"l1_regularization_strength": 0.0},
+                     29: {"learning_rate_power": -0.25, "beta": 0.0}}),
+}
+
+LONG_DECAY = 0.05
+
+
+def base_lr(optimizer, variant):
+    return BASE_CONFIGS[optimizer][variant].get("learning_rate", 0.001)
+
+
+def sample_indices(shape):
+    """Flat indices recorded at every step of a long-horizon case (first 8, 8 spread)."""
+    n = int(np.prod(shape)) if shape else 1
+    idx = set(range(min(8, n))) | set(np.linspace(0, n - 1, 8).astype(int).tolist())
+    return sorted(idx)
+
+
+def to_tf_value(x, dtype):
+    """A float64 array of exact `dtype` values as a TF tensor of `dtype` (exact cast)."""
+    return tf.cast(tf.constant(np.asarray(x, dtype=np.float64), dtype=tf.float64), dtype)
+
+
+def from_tf(x):
+    """A TF tensor / variable as float64 numpy (exact for every float dtype)."""
+    return tf.cast(x, tf.float64).numpy()
+
+
+def seeded_grad(g, dtype):
+    if isinstance(g, dict):
+        return tf.IndexedSlices(to_tf_value(g["values"], dtype), tf.constant(g["indices"], dtype=tf.int32),
+                                tf.constant(g["dense_shape"], dtype=tf.int32))
+    return to_tf_value(g, dtype)
+
+
+def set_before_json(set_before):
+    return {str(k): kwargs_json(build_kwargs(v)) for k, v in sorted(set_before.items())}
+
+
+def run_seeded_case(cid, optimizer, variant, label, kwargs, inputs, set_before=None, checkpoints=None,
+                    compact=False, trace=False):
+    """Drive a TF optimizer on inputs rebuilt from `inputs` (optimizer_inputs.make_inputs).
+
+    Returns the case dict (see "Seeded cases" in the module docstring);
+    `compact` encodes arrays as base64 bits, `trace` records the sampled
+    elements after every step and the slots at those elements only.
+    """
+    dtype = inputs["dtype"]
+    init, step_grads = optimizer_inputs.make_inputs(inputs)
+    inputs = dict(inputs, digest=optimizer_inputs.digest(init, step_grads))
+    tf_kwargs = build_kwargs(kwargs)
+    opt = getattr(LEGACY, optimizer)(**tf_kwargs)
+    variables = [tf.Variable(to_tf_value(v, dtype), name=f"var{i}") for i, v in enumerate(init)]
+    n = inputs["num_steps"]
+    checkpoints = list(range(1, n + 1)) if checkpoints is None else list(checkpoints)
+    set_before = set_before or {}
+    samples = [sample_indices(v.shape) for v in variables] if trace else None
+    traced = [[] for _ in variables]
+    recorded = [[] for _ in variables]
+    for k, grads in enumerate(step_grads):
+        for hk, hv in set_before.get(k, {}).items():
+            setattr(opt, hk, build_kwargs({"learning_rate": hv})["learning_rate"] if hk == "learning_rate" else hv)
+        opt.apply_gradients(zip([seeded_grad(g, dtype) for g in grads], variables))
+        if trace:
+            for i, v in enumerate(variables):
+                traced[i].append(from_tf(v).reshape(-1)[samples[i]])
+        if k + 1 in checkpoints:
+            for i, v in enumerate(variables):
+                recorded[i].append(from_tf(v))
+    slot_names = list(opt.get_slot_names())
+
+    def slot_value(v, i, s):
+        value = from_tf(opt.get_slot(v, s))
+        if trace:  # long horizons: the traced elements only
+            value = value.reshape(-1)[samples[i]]
+        return optimizer_inputs.encode(value, dtype, compact)
+
+    slots = {s: [slot_value(v, i, s) for i, v in enumerate(variables)] for s in slot_names}
+    slot_refs = {id(opt.get_slot(v, s)) for v in variables for s in slot_names}
+    weights = []
+    for w in opt.variables():
+        entry = {"name": w.name, "dtype": w.dtype.name, "shape": list(w.shape)}
+        if id(w) not in slot_refs:
+            entry["value"] = int(w.numpy()) if w.dtype.is_integer else float(from_tf(w))
+        weights.append(entry)
+    config = opt.get_config()
+    case = {
+        "id": cid,
+        "optimizer": optimizer,
+        "variant": variant,
+        "regime": label,
+        "kwargs": kwargs_json(tf_kwargs),
+        "dtype": dtype,
+        "sparse": bool(inputs.get("sparse_rows")),
+        "var_names": [f"var{i}" for i in range(len(init))],
+        "inputs": inputs,
+        "set_before": set_before_json(set_before),
+        "checkpoints": {"after_step": checkpoints,
+                        "vars": [optimizer_inputs.encode(np.stack(r), dtype, compact) for r in recorded]},
+        "slot_names": slot_names,
+        "slots": slots,
+        "weights": weights,
+        "iterations": int(opt.iterations.numpy()),
+        "config": jsonable(config),
+    }
+    if trace:
+        case["trace"] = {"indices": samples,
+                         "values": [optimizer_inputs.encode(np.stack(t), dtype, compact) for t in traced]}
+    return case
+
+
+def unsupported(optimizer, variant, dtype, sparse):
+    return ((optimizer, dtype, sparse) in TF_UNSUPPORTED
+            or (f"{optimizer}/{variant}", dtype, sparse) in TF_UNSUPPORTED)
+
+
+def check_unsupported(optimizer, variant, kwargs, dtype, sparse):
+    """TF still has no kernel: the record of it, with TF's exception."""
+    shape = (3, 2)
+    v = tf.Variable(tf.zeros(shape, dtype=dtype))
+    g = tf.ones(shape, dtype=dtype)
+    if sparse:
+        g = tf.IndexedSlices(g[:1], tf.constant([1]), tf.constant(shape))
+    try:
+        getattr(LEGACY, optimizer)(**build_kwargs(kwargs)).apply_gradients([(g, v)])
+    except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError) as e:
+        msg = str(e)
+        assert "No OpKernel was registered" in msg, msg
+        return {"optimizer": optimizer, "variant": variant, "dtype": dtype, "sparse": sparse,
+                # (the attrs TF lists after the op name come in no stable order)
+                "exception": type(e).__name__, "message": msg.splitlines()[0].split(" with these attrs")[0]}
+    raise AssertionError(f"TF now runs {optimizer}/{variant} {dtype} sparse={sparse}: add the cases")
+
+
+def half_precision_cases():
+    cases, missing = [], []
+    for optimizer, variants in BASE_CONFIGS.items():
+        for variant, base in variants.items():
+            for dtype in optimizer_inputs.HALF_DTYPES:
+                for sparse in (False, True):
+                    kind = "sparse" if sparse else "dense"
+                    kwargs = dict(base, **HALF_OVERRIDES.get((optimizer, variant, dtype), {}))
+                    if unsupported(optimizer, variant, dtype, sparse):
+                        missing.append(check_unsupported(optimizer, variant, kwargs, dtype, sparse))
+                        continue
+                    runs = [(regime, kwargs) for regime in HALF_REGIMES]
+                    if (optimizer, variant, dtype) in HALF_OVERRIDES:
+                        runs.append(("long/beta_2_rounds_to_1", dict(base)))
+                    for regime, kw in runs:
+                        steps, checkpoints, lr_factor, dists = HALF_REGIMES[regime.split("/")[0]]
+                        kw = dict(kw)
+                        if lr_factor != 1.0:
+                            kw["learning_rate"] = kw["learning_rate"] * lr_factor
+                        cid = f"{optimizer}/{variant}/half:{regime}/{kind}/{dtype}"
+                        inputs = {"seed": seed_for(cid), "dtype": dtype,
+                                  "shapes": [list(s) for s in (HALF_SPARSE_SHAPES if sparse else HALF_DENSE_SHAPES)],
+                                  "num_steps": steps, "init": dists[dtype][0], "grad": dists[dtype][1],
+                                  "sparse_rows": HALF_SPARSE_ROWS if sparse else None}
+                        cases.append(run_seeded_case(cid, optimizer, variant, regime, kw, inputs,
+                                                     checkpoints=checkpoints, compact=True))
+    return cases, missing
+
+
+def schedule_kwargs(name, lr):
+    cls_name, kwargs = long_schedule(name, lr)
+    return {"__schedule__": cls_name, "kwargs": kwargs}
+
+
+def long_inputs(cid, dtype, sparse):
+    return {"seed": seed_for(cid), "dtype": dtype,
+            "shapes": [list(s) for s in (LONG_SPARSE_SHAPES if sparse else LONG_DENSE_SHAPES)],
+            "num_steps": LONG_STEPS, "init": LONG_INIT, "grad": LONG_GRAD,
+            "sparse_rows": LONG_SPARSE_ROWS if sparse else None}
+
+
+def long_horizon_cases():
+    cases, missing = [], []
+
+    def add(cid, optimizer, variant, label, kwargs, dtype, sparse, set_before):
+        if unsupported(optimizer, variant, dtype, sparse):
+            missing.append(check_unsupported(optimizer, variant, kwargs, dtype, sparse))
+            return
+        cases.append(run_seeded_case(cid, optimizer, variant, label, kwargs, long_inputs(cid, dtype, sparse),
+                                     set_before=set_before, checkpoints=LONG_FULL_AT, compact=True, trace=True))
+
+    for (optimizer, variant), (dense_s, sparse_s, half_s, set_before) in LONG_VARIANTS.items():
+        base = BASE_CONFIGS[optimizer][variant]
+        lr = base_lr(optimizer, variant)
+        runs = [(dense_s, "float32", False), (sparse_s, "float32", True)]
+        if half_s is not None or (optimizer, variant) == ("Nadam", "plain"):
+            runs += [(half_s, "float16", False), (half_s, "bfloat16", False)]
+        for sched, dtype, sparse in runs:
+            kwargs = dict(base, **HALF_OVERRIDES.get((optimizer, variant, dtype), {}))
+            if sched is not None:
+                kwargs["learning_rate"] = schedule_kwargs(sched, lr)
+            label = sched or "constant"
+            kind = "sparse" if sparse else "dense"
+            add(f"{optimizer}/{variant}/long:{label}/{kind}/{dtype}", optimizer, variant, label, kwargs, dtype,
+                sparse, set_before)
+    for optimizer, (variant, set_before) in LONG_SET_HYPER.items():
+        kwargs = dict(BASE_CONFIGS[optimizer][variant], decay=LONG_DECAY)
+        add(f"{optimizer}/{variant}/long:set_hyper+decay/dense/float64", optimizer, variant, "set_hyper+decay",
+            kwargs, "float64", False, set_before)
+    # a schedule replaced by a constant midway, and the other way round
+    add("SGD/momentum/long:schedule_to_constant/dense/float32", "SGD", "momentum", "schedule_to_constant",
+        dict(BASE_CONFIGS["SGD"]["momentum"], learning_rate=schedule_kwargs("exp", 0.1)), "float32", False,
+        {15: {"learning_rate": 0.05}})
+    add("Adam/plain/long:constant_to_schedule/dense/float32", "Adam", "plain", "constant_to_schedule",
+        dict(BASE_CONFIGS["Adam"]["plain"], decay=LONG_DECAY), "float32", False,
+        {15: {"learning_rate": schedule_kwargs("exp_staircase", 0.02)}})
+    return cases, missing
+
+
+# --------------------------------------------------------------------------
 # schedules
 # --------------------------------------------------------------------------
 
 SCHEDULE_STEPS = [0, 1, 2, 3, 4, 5, 7, 10, 13, 15, 20, 25, 30, 40, 50, 75, 100, 1000]
+LONG_SCHEDULE_STEPS = list(range(0, 46))
 
 
 def schedule_specs():
@@ -830,11 +1233,28 @@ def schedule_specs():
     ]
 
 
+def long_schedule_specs():
+    """The schedules the long-horizon optimizer cases use, at every step they reach."""
+    used = set()
+    for (optimizer, variant), (dense_s, sparse_s, half_s, _) in LONG_VARIANTS.items():
+        for name in (dense_s, sparse_s, half_s):
+            if name is not None:
+                used.add((name, base_lr(optimizer, variant)))
+    used |= {("exp", 0.1), ("exp_staircase", 0.02)}
+    out = []
+    for name, lr in sorted(used):
+        cls_name, kwargs = long_schedule(name, lr)
+        out.append((f"long_horizon/{name}/lr={lr!r}", cls_name, kwargs))
+    return out
+
+
 def schedule_entries():
     out = []
-    for sid, cls_name, kwargs in schedule_specs():
+    specs = [(sid, cls_name, kwargs, SCHEDULE_STEPS) for sid, cls_name, kwargs in schedule_specs()]
+    specs += [(sid, cls_name, kwargs, LONG_SCHEDULE_STEPS) for sid, cls_name, kwargs in long_schedule_specs()]
+    for sid, cls_name, kwargs, steps in specs:
         sched = getattr(SCHEDULES, cls_name)(**kwargs)
-        vals = [sched(s) for s in SCHEDULE_STEPS]
+        vals = [sched(s) for s in steps]
         dtypes = {v.dtype.name for v in vals}
         assert len(dtypes) == 1, (sid, dtypes)
         out.append(
@@ -842,7 +1262,7 @@ def schedule_entries():
                 "id": sid,
                 "class_name": cls_name,
                 "kwargs": jsonable(kwargs),
-                "steps": list(SCHEDULE_STEPS),
+                "steps": list(steps),
                 "values": [jsonable(v) for v in vals],
                 "dtype": dtypes.pop(),
                 "config": jsonable(sched.get_config()),
@@ -865,6 +1285,14 @@ def main():
         "errors": error_cases(),
         "tf_keras_test_goldens": [run_golden(s) for s in golden_specs()],
     }
+    half, half_missing = half_precision_cases()
+    long, long_missing = long_horizon_cases()
+    optimizers["half_precision_cases"] = half
+    optimizers["long_horizon_cases"] = long
+    optimizers["half_precision_unsupported"] = half_missing + long_missing
+    for section in ("half_precision_cases", "long_horizon_cases"):
+        ids = [c["id"] for c in optimizers[section]]
+        assert len(ids) == len(set(ids)), section
     n1 = generator_env.dump(os.path.join(FIXTURES, "optimizers.json"), optimizers)
     schedules = {
         "generator": "tests/conformance/gen_optimizers.py",
@@ -873,7 +1301,9 @@ def main():
     }
     n2 = generator_env.dump(os.path.join(FIXTURES, "schedules.json"), schedules)
     print(f"optimizers.json: {len(optimizers['cases'])} cases, {len(optimizers['errors'])} errors, "
-          f"{len(optimizers['tf_keras_test_goldens'])} goldens, {n1} bytes")
+          f"{len(optimizers['tf_keras_test_goldens'])} goldens, {len(half)} half-precision cases, "
+          f"{len(long)} long-horizon cases, {len(optimizers['half_precision_unsupported'])} unsupported, "
+          f"{n1} bytes")
     print(f"schedules.json: {len(schedules['schedules'])} schedules, {n2} bytes")
 
 

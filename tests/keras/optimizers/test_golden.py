@@ -8,6 +8,14 @@ after every step (variables) and at the end (slots, `get_slot_names()`,
 before and after, and the Python types of the config values). The fixture's
 `errors` and `tf_keras_test_goldens` sections are replayed too. Runs without
 TensorFlow.
+
+The seeded sections (`half_precision_cases`: float16/bfloat16 in regimes
+where rounding decides the result; `long_horizon_cases`: 40 steps across
+schedule boundaries with hyperparameters set midway, on large variables)
+rebuild their inputs from the fixture's recipe (`optimizer_inputs`), run on
+both paths and compare every recorded step, the slots, the non-slot weights,
+`iterations` and `get_config()`, exactly or within the per-dtype bound
+derived below (`_exact`, `STEP_ULPS`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import pytest
 import torch
 
 import tfcompat as tf
+from tests.conformance import optimizer_inputs
 from tests.conformance.fixtures import load_fixture
 
 from optimizer_info import INFO_BY_NAME, OPTIMIZER_INFOS, build, to_numpy, to_tf_grad, tolerance
@@ -270,3 +279,267 @@ def test_tf_keras_test_goldens(golden, dtype, path):
                 got = to_numpy(opt.get_slot(variables[i], name)).astype(np.float64)
                 np.testing.assert_allclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
                 _close(got, tf_values[k]["slots"][name][i], tolerance(dtype), f"slot {name} of var{i} vs TF")
+
+
+# ---------------------------------------------------------------------------
+# seeded cases: half precision and long horizons
+# ---------------------------------------------------------------------------
+
+HALF_CASES = DATA.get("half_precision_cases", [])
+LONG_CASES = DATA.get("long_horizon_cases", [])
+SEEDED_BY_ID = {c["id"]: c for c in HALF_CASES + LONG_CASES}
+
+
+def _seeded_value(x: Any, dtype: torch.dtype) -> torch.Tensor:
+    """float64 values of the case's dtype as a torch tensor of that dtype (exact)."""
+    return torch.from_numpy(np.array(x, dtype=np.float64, order="C")).to(dtype)  # (keeps 0-d)
+
+
+def _seeded_grad(g: Any, dtype: torch.dtype) -> Any:
+    if isinstance(g, dict):
+        return tf.IndexedSlices(_seeded_value(g["values"], dtype),
+                                torch.from_numpy(g["indices"]).to(torch.int32),
+                                torch.tensor(g["dense_shape"], dtype=torch.int32))
+    return _seeded_value(g, dtype)
+
+
+def _as_float64(x: Any) -> np.ndarray:
+    t = x if isinstance(x, torch.Tensor) else tf.convert_to_tensor(x)
+    return t.detach().cpu().to(torch.float64).numpy()
+
+
+def _set_value(v: Any) -> Any:
+    """A `set_before` value: floats as they are, a serialized schedule rebuilt."""
+    if isinstance(v, dict):
+        return tf.keras.optimizers.schedules.deserialize(v)
+    return v
+
+
+class _SeededRun:
+    """What one replay of a seeded case produced (float64 numpy throughout)."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.steps_done = 0
+        self.checkpoints: dict = {}   # after_step -> [array per variable]
+        self.trace: list = []         # per variable: [sampled values per step]
+        self.slots: dict = {}
+        self.weights: list = []
+        self.iterations: int = -1
+        self.config: dict = {}
+
+
+@functools.lru_cache(maxsize=None)
+def replay_seeded(case_id: str, path: str) -> _SeededRun:
+    """Rebuild case `case_id`'s inputs, run it on `path` once, keep what the tests compare."""
+    case = SEEDED_BY_ID[case_id]
+    run = _SeededRun()
+    dtype = getattr(torch, case["dtype"])
+    init, steps = optimizer_inputs.make_inputs(case["inputs"])
+    assert optimizer_inputs.digest(init, steps) == case["inputs"]["digest"], (
+        f"{case_id}: the rebuilt inputs differ from the generator's (numpy's RandomState stream changed?)")
+    samples = case["trace"]["indices"] if "trace" in case else None
+    run.trace = [[] for _ in init]
+    checkpoints = set(case["checkpoints"]["after_step"])
+    try:
+        opt = build(case["optimizer"], case["kwargs"], multi_tensor=(path == "multi_tensor"))
+        variables = [tf.Variable(_seeded_value(v, dtype), name=n) for v, n in zip(init, case["var_names"])]
+        for k, grads in enumerate(steps):
+            for name, value in case["set_before"].get(str(k), {}).items():
+                setattr(opt, name, _set_value(value))
+            opt.apply_gradients(zip([_seeded_grad(g, dtype) for g in grads], variables))
+            run.steps_done = k + 1
+            values = [_as_float64(v) for v in variables]
+            if samples is not None:
+                for i, val in enumerate(values):
+                    run.trace[i].append(val.reshape(-1)[samples[i]])
+            if k + 1 in checkpoints:
+                run.checkpoints[k + 1] = values
+        for name in case["slot_names"]:
+            per_var = []
+            for i, v in enumerate(variables):
+                val = _as_float64(opt.get_slot(v, name))
+                per_var.append(val.reshape(-1)[samples[i]] if samples is not None else val)
+            run.slots[name] = per_var
+        run.weights = [(w.name, w.dtype.name, list(w.shape), _as_float64(w)) for w in opt.weights]
+        run.iterations = int(opt.iterations.numpy())
+        run.config = _jsonable(opt.get_config())
+    except Exception as e:  # reported by the test, with how far the run got
+        run.error = e
+    return run
+
+
+# How closely a seeded case must match TF.
+#
+# Exact (bit for bit; NaN and infinities in the same places) wherever TF's
+# sequence of operations can be replayed with operations torch rounds
+# correctly in the variable's dtype:
+#
+# * float16 / bfloat16, every optimizer: TF's CPU kernels round every
+#   operation to the dtype (Eigen::half / Eigen::bfloat16 compute each
+#   operation in float32 and round back), and so do torch's half-precision
+#   CPU operations. That float32 intermediate is exact for + - * / and sqrt
+#   of half-precision operands (24 >= 2 * 11 + 2 bits, so rounding twice is
+#   rounding once), and the few transcendental operations (`pow` of the beta
+#   powers, Adadelta's `rsqrt`, Ftrl's general `pow`) are evaluated in
+#   float32 with an error far below half a float16 ulp. An op-by-op torch
+#   replay of TF's kernels reproduces all of these cases bit for bit (see
+#   the generator's docstring). Two details it needs: Eigen evaluates dense
+#   half-precision expressions in packets of 8 (the elements of whole
+#   packets get float32 `rsqrt`/`sqrt` of the float32 value, the tail and
+#   the sparse kernels' short rows the scalar `half(1 / sqrt(x))` with `sqrt`
+#   rounded to the dtype first), and Eigen's `cwiseMax` keeps its first
+#   operand when the second is NaN (AMSGrad's `vhat`).
+# * float32 / float64 SGD and Adamax: only + - * /, max, abs and the scalar
+#   `pow` of the beta power (glibc's `pow` in both TF and torch), and the
+#   learning-rate schedule (scalar; TF evaluates exp / cos / log / pow with
+#   glibc, correctly rounded in practice: a schedule computed in float64 and
+#   rounded reproduces it; torch's float32 `cos` does not).
+#
+# Otherwise (float32 / float64 Adam, Adagrad, RMSprop, Adadelta, Nadam,
+# Ftrl) TF's kernels apply `sqrt` to whole tensors and, for float32
+# Adadelta and the sparse RMSprop-with-momentum kernels, Eigen's
+# approximate packet `rsqrt` (`_mm256_rsqrt_ps` and one Newton step: its
+# bits depend on the CPU vendor). torch's vectorised CPU `sqrt` is not
+# correctly rounded (1 ulp off for ~16% of float32 and ~1.3% of float64
+# inputs with torch 2.13 on x86), so these cases get a bound, derived as
+# follows. Each step of a correct implementation computes the update u_t of
+# every element with a relative error of at most a few ulps (one or two
+# 1-ulp operations), then rounds var_t = var_{t-1} - u_t (half an ulp of
+# var_t): one step adds at most `STEP_ULPS` ulps of the variable's
+# magnitude when |u_t| <= |var|, and since the gradients are fixed inputs
+# the errors of successive steps add (the slot recurrences are contractions:
+# beta, rho < 1). So after n steps the allowance is n * STEP_ULPS ulps of
+# the variable's scale (the largest magnitude TF's trajectory of that
+# variable reaches), a norm-wise bound: an element that crosses zero keeps
+# the absolute error of its neighbours. Slots are bounded the same way with
+# their own scale.
+STEP_ULPS = 2
+EXACT_OPTIMIZERS_WIDE = ("SGD", "Adamax")
+
+
+def _exact(case: dict) -> bool:
+    return case["dtype"] in optimizer_inputs.HALF_DTYPES or case["optimizer"] in EXACT_OPTIMIZERS_WIDE
+
+
+def _seeded_params(cases: list) -> list:
+    return [pytest.param(c, p, id=f"{c['id']}-{p}") for c in cases for p in PATHS]
+
+
+def _mismatch(got: np.ndarray, want: np.ndarray, dtype: str, exact: bool, steps: int, scale: float) -> str:
+    """'' when `got` matches `want` under the case's rule, else what differs."""
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    if same.all():
+        return ""
+    finite = np.isfinite(got) & np.isfinite(want)
+    nonfinite = int((~same & ~finite).sum())
+    diff = np.where(finite & ~same, np.abs(got - want), 0.0)
+    unit = float(optimizer_inputs.ulp(scale, dtype))
+    allowed = 0.0 if exact else steps * STEP_ULPS * unit
+    if nonfinite == 0 and diff.max() <= allowed:
+        return ""
+    worst = np.unravel_index(np.argmax(diff), diff.shape) if diff.size else ()
+    return (f"{int((~same).sum())} of {same.size} elements differ ({nonfinite} NaN/inf mismatches); "
+            f"max |diff| {diff.max():.6g} = {diff.max() / unit:.3g} ulps of the scale {scale:.6g} "
+            f"(allowed {'0 (exact)' if exact else f'{steps * STEP_ULPS} ulps'}); "
+            f"at {tuple(int(i) for i in worst)}: got {got[worst]!r}, TF {want[worst]!r}")
+
+
+def _scale(*arrays: np.ndarray) -> float:
+    """The largest finite magnitude in `arrays` (a variable's scale along TF's trajectory)."""
+    vals = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.isfinite(a).any()]
+    return float(max(vals)) if vals else 0.0
+
+
+def _check_seeded_end_state(case: dict, run: _SeededRun, errors: list) -> None:
+    """Slots, non-slot weights, `iterations` and `get_config()` after the run, against TF's."""
+    exact, dtype, n = _exact(case), case["dtype"], case["inputs"]["num_steps"]
+    for name, per_var in case["slots"].items():
+        for i, want in enumerate(per_var):
+            want = optimizer_inputs.decode(want)
+            why = _mismatch(run.slots[name][i], want, dtype, exact, n, _scale(want))
+            if why:
+                errors.append(f"slot {name} of var{i} after step {n}: {why}")
+    names = [(w["name"], w["dtype"], w["shape"]) for w in case["weights"]]
+    if [w[:3] for w in run.weights] != names:
+        errors.append(f"opt.weights {[w[:3] for w in run.weights]} != TF's {names}")
+    else:
+        for (wname, wdtype, _, value), want in zip(run.weights, case["weights"]):
+            if "value" in want and not np.array_equal(value, np.float64(want["value"]), equal_nan=True):
+                errors.append(f"{wname} = {value!r}, TF {want['value']!r}")
+    if run.iterations != case["iterations"]:
+        errors.append(f"iterations {run.iterations} != TF's {case['iterations']}")
+    if run.config != case["config"]:
+        diff = {k: (run.config.get(k), v) for k, v in case["config"].items() if run.config.get(k) != v}
+        errors.append(f"get_config() differs (tfcompat, TF): {diff}")
+
+
+def _report(case: dict, path: str, run: _SeededRun, errors: list) -> None:
+    """Fail with the run's exception, or with the differences found (first few)."""
+    if run.error is not None:
+        raise AssertionError(f"{case['id']} [{path}] raised at step {run.steps_done + 1}: "
+                             f"{type(run.error).__name__}: {run.error}") from run.error
+    if errors:
+        rule = "exact" if _exact(case) else f"{STEP_ULPS} ulps/step"
+        raise AssertionError(f"{case['id']} [{path}] vs TF ({rule}):\n  " + "\n  ".join(errors[:6])
+                             + (f"\n  ... {len(errors) - 6} more" if len(errors) > 6 else ""))
+
+
+@pytest.mark.parametrize("case", HALF_CASES + LONG_CASES, ids=[c["id"] for c in HALF_CASES + LONG_CASES])
+def test_seeded_inputs_rebuild(case):
+    """The replay rebuilds exactly the inputs the generator fed TF (numpy's frozen RandomState)."""
+    init, steps = optimizer_inputs.make_inputs(case["inputs"])
+    assert optimizer_inputs.digest(init, steps) == case["inputs"]["digest"]
+    assert len(steps) == case["inputs"]["num_steps"]
+
+
+@pytest.mark.parametrize("case,path", _seeded_params(HALF_CASES))
+def test_half_precision_case(case, path):
+    """float16 / bfloat16 runs in regimes where rounding matters: TF's values, exactly, on both paths."""
+    run = replay_seeded(case["id"], path)
+    errors: list = []
+    if run.error is None:
+        first = None
+        init, _ = optimizer_inputs.make_inputs(case["inputs"])
+        want_all = [optimizer_inputs.decode(a) for a in case["checkpoints"]["vars"]]
+        for j, step in enumerate(case["checkpoints"]["after_step"]):
+            for i, want in enumerate(want_all):
+                why = _mismatch(run.checkpoints[step][i], want[j], case["dtype"], _exact(case), step,
+                                _scale(init[i], want[: j + 1]))
+                if why:
+                    first = first or step
+                    errors.append(f"var{i} after step {step}: {why}")
+        if first is not None:
+            errors.insert(0, f"first difference after step {first}")
+        _check_seeded_end_state(case, run, errors)
+    _report(case, path, run, errors)
+
+
+@pytest.mark.parametrize("case,path", _seeded_params(LONG_CASES))
+def test_long_horizon_case(case, path):
+    """40 steps across schedule boundaries, hyperparameters set midway, large variables."""
+    run = replay_seeded(case["id"], path)
+    errors: list = []
+    if run.error is None:
+        dtype, exact = case["dtype"], _exact(case)
+        init, _ = optimizer_inputs.make_inputs(case["inputs"])
+        samples = case["trace"]["indices"]
+        for i, traced in enumerate(case["trace"]["values"]):
+            want = optimizer_inputs.decode(traced)
+            got = np.stack(run.trace[i])
+            start = init[i].reshape(-1)[samples[i]]
+            for k in range(want.shape[0]):
+                why = _mismatch(got[k], want[k], dtype, exact, k + 1, _scale(start, want[: k + 1]))
+                if why:
+                    errors.append(f"var{i} (traced elements {samples[i]}) after step {k + 1}: {why}")
+                    break
+        for j, step in enumerate(case["checkpoints"]["after_step"]):
+            for i, full in enumerate(case["checkpoints"]["vars"]):
+                want = optimizer_inputs.decode(full)[j]
+                why = _mismatch(run.checkpoints[step][i], want, dtype, exact, step, _scale(init[i], want))
+                if why:
+                    errors.append(f"var{i} (all {want.size} elements) after step {step}: {why}")
+        _check_seeded_end_state(case, run, errors)
+    _report(case, path, run, errors)
