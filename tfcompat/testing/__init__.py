@@ -7,8 +7,13 @@
 * `conformance`: `VariableConformance`, TF 2's variable laws as a pytest
   class parametrized by a variable factory, for `ResourceVariable`,
   distributed variables and users' own `tf.Variable` subclasses;
-* `no_host_sync()`: a block in which any CUDA host synchronization raises
-  (training steps must not wait on the device).
+* `host_syncs()` / `no_host_sync()`: the operations in a block that would make
+  the host wait for the device (`.item()`, device-to-host copies,
+  data-dependent shapes), found by watching torch's operators, so the check
+  is real without a GPU; with CUDA, `no_host_sync()` adds torch's own sync
+  debug mode; `accelerator_policy()` makes CPU tensors skip the data checks
+  TF runs only on CPU, so a CPU run reads what a GPU run reads (see
+  `host_sync`).
 
 `conformance` and `strategies` need pytest and hypothesis (test-time
 dependencies); importing `tfcompat.testing` itself needs neither.
@@ -20,30 +25,12 @@ try:  # let pytest show the values in the conformance laws' failed asserts
 except Exception:  # pragma: no cover - pytest is a test-time dependency
     pass
 
-import contextlib as _contextlib
-from typing import Iterator as _Iterator
-
 from . import reference
+from .host_sync import (HostSync, HostSyncError, HostSyncLog, accelerator_policy, host_syncs,
+                        no_host_sync)
 
-__all__ = ["reference", "strategies", "conformance", "no_host_sync"]
-
-
-@_contextlib.contextmanager
-def no_host_sync() -> _Iterator[None]:
-    """Inside the block, an operation that makes the host wait for CUDA raises.
-
-    Work queued before the block is finished first, so only the block's own
-    syncs count. Torch's sync debug mode: it sees `.item()`, `bool(t)`,
-    blocking copies and the like, on CUDA only.
-    """
-    import torch
-
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        yield
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
+__all__ = ["reference", "strategies", "conformance", "host_syncs", "no_host_sync", "accelerator_policy",
+           "HostSync", "HostSyncLog", "HostSyncError"]
 
 
 def __getattr__(name: str):
