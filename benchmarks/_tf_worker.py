@@ -1,86 +1,152 @@
-"""TensorFlow side of the benchmarks, run in a separate interpreter that has TF.
+"""TensorFlow side of the benchmarks: a worker process driven over a pipe.
 
-The benchmark scripts call this file with `--tf-python PATH` (a Python with
-tensorflow and tf_keras installed; tfcompat's own environment never needs
-them). It prints one JSON object of timings on stdout. Only numpy and TF
-are imported here.
+The benchmark scripts start this file under `--tf-python PATH` (a Python
+with tensorflow and tf_keras; tfcompat's own environment never needs them,
+and TF is never imported into the tfcompat process). It reads one JSON
+request per line on stdin and answers one JSON line on stdout:
+
+* `{"op": "setup", "suite": ..., "case": {...}}` builds the case's function
+  (an optimizer step, a variable operation, a training step), warms it up
+  and answers `{"ok": true, "info": {...}}` (`info` holds the first losses
+  of a training step);
+* `{"op": "run", "number": n}` times `n` calls of the current function and
+  answers `{"seconds": s}` (measured here, so the pipe's latency is not in
+  the figure);
+* `{"op": "quit"}` ends the worker.
+
+The driver (`_tf.py`) alternates these runs with its own, so TF and
+tfcompat are measured in the same minutes. An error answers
+`{"error": traceback}`. Suite "selftest" needs only numpy (the smoke test
+drives the protocol without TF). `TFCOMPAT_BENCH_THREADS=n` gives TF n
+intra-op and n inter-op threads (the driver's `--threads`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import time
+import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def _median_ms(fn, repeat=15, warmup=3):
-    for _ in range(warmup):
-        fn()
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs) * 1e3
-
-
-def _per_call_us(fn, repeat=7):
-    for _ in range(3):
-        fn()
-    start = time.perf_counter()
-    fn()
-    number = max(1, min(20000, int(0.02 / max(time.perf_counter() - start, 1e-7))))
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        runs.append((time.perf_counter() - start) / number)
-    return statistics.median(runs) * 1e6
-
-
-def optimizers(layouts, repeat):
-    import numpy as np
+def _tf():
     import tensorflow as tf
+    threads = int(os.environ.get("TFCOMPAT_BENCH_THREADS", "0"))
+    if threads and not getattr(_tf, "configured", False):
+        # Same thread counts as the driver gives torch (set before TF runs its first op).
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    _tf.configured = True
+    return tf
+
+
+def _legacy_optimizer(name: str, kwargs: dict):
     import tf_keras
-    out = {}
-    legacy = tf_keras.optimizers.legacy
-    makers = {"adam": lambda: legacy.Adam(1e-3), "sgd_momentum": lambda: legacy.SGD(1e-2, momentum=0.9),
-              "adagrad": lambda: legacy.Adagrad(1e-2)}
-    for count, size in layouts:
-        rng = np.random.RandomState(0)
-        variables = [tf.Variable(rng.randn(size).astype(np.float32)) for _ in range(count)]
-        grads = [tf.constant(rng.randn(size).astype(np.float32)) for _ in range(count)]
-        pairs = list(zip(grads, variables))
-        for name, make in makers.items():
-            opt = make()
-            out[f"{name}/{count}x{size}"] = _median_ms(lambda: opt.apply_gradients(pairs), repeat=repeat)
-    return out
+    return getattr(tf_keras.optimizers.legacy, name)(**kwargs)
 
 
-def variables():
+def setup_optimizers(case: dict):
+    """One `apply_gradients` of tf_keras' legacy optimizer over `count` variables of `size`."""
     import numpy as np
-    import tensorflow as tf
-    out = {}
-    for label, shape in (("small (64)", (64,)), ("large (4M)", (2048, 2048))):
-        v = tf.Variable(tf.random.normal(shape))
-        x = tf.random.normal(shape)
-        idx = tf.constant(np.random.RandomState(0).randint(0, shape[0], 16))
-        out[f"{label}/assign_add"] = _per_call_us(lambda: v.assign_add(x))
-        out[f"{label}/read_value"] = _per_call_us(v.read_value)
-        out[f"{label}/v + x"] = _per_call_us(lambda: v + x)
-        out[f"{label}/sparse_read"] = _per_call_us(lambda: v.sparse_read(idx))
-    return out
+    tf = _tf()
+    rng = np.random.RandomState(0)
+    count, size = case["count"], case["size"]
+    variables = [tf.Variable(rng.randn(size).astype(np.float32)) for _ in range(count)]
+    grads = [tf.constant(rng.randn(size).astype(np.float32)) for _ in range(count)]
+    pairs = list(zip(grads, variables))
+    opt = _legacy_optimizer(case["optimizer"], case["kwargs"])
+    return (lambda: opt.apply_gradients(pairs)), {}
+
+
+def setup_variables(case: dict):
+    """One variable operation in TF eager (the rows of `variables.py`)."""
+    import numpy as np
+    tf = _tf()
+    shape = tuple(case["shape"])
+    v = tf.Variable(tf.random.normal(shape))
+    x = tf.random.normal(shape)
+    idx = tf.constant(np.random.RandomState(0).randint(0, shape[0], 16))
+    ops = {
+        "assign_add": lambda: v.assign_add(x),
+        "read_value": v.read_value,
+        "v + x": lambda: v + x,
+        "sparse_read": lambda: v.sparse_read(idx),
+        "v[1:5]": lambda: v[1:5],
+        "reduce_sum(v)": lambda: tf.reduce_sum(v),
+        "v * 2.0": lambda: v * 2.0,
+    }
+    return ops[case["op"]], {}
+
+
+def setup_steps(case: dict):
+    """A whole training step of `_models.py`'s model, with tf_keras' legacy optimizer."""
+    import _models
+    tf = _tf()
+    data = _models.init(case["model"], case["size"])
+    step = _models.tf_step(tf, _legacy_optimizer, case["model"], data)
+    losses = [float(step()) for _ in range(case.get("check_steps", 3))]
+    return step, {"losses": losses}
+
+
+def setup_selftest(case: dict):
+    import numpy as np
+    a = np.arange(case.get("n", 100), dtype=np.float64)
+    return (lambda: a.sum()), {"pid": os.getpid()}
+
+
+SUITES = {"optimizers": setup_optimizers, "variables": setup_variables, "steps": setup_steps,
+          "selftest": setup_selftest}
+
+
+def serve(requests, answer) -> None:
+    fn = None
+    for line in requests:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            op = request["op"]
+            if op == "quit":
+                answer({"ok": True})
+                return
+            if op == "setup":
+                fn = None  # (free the previous case first)
+                fn, info = SUITES[request["suite"]](request["case"])
+                for _ in range(request.get("warmup", 3)):
+                    fn()
+                answer({"ok": True, "info": info})
+            elif op == "run":
+                if fn is None:
+                    answer({"error": "no case is set up (did the last setup fail?)"})
+                    continue
+                number = int(request["number"])
+                start = time.perf_counter()
+                for _ in range(number):
+                    fn()
+                answer({"seconds": time.perf_counter() - start})
+            else:
+                answer({"error": f"unknown op {op!r}"})
+        except Exception:
+            answer({"error": traceback.format_exc()})
+
+
+def main() -> None:
+    # Answers go to the original stdout; anything TF (or its C++ logging) prints
+    # to stdout is sent to stderr, so it cannot corrupt the protocol.
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def answer(message: dict) -> None:
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    serve(sys.stdin, answer)
 
 
 if __name__ == "__main__":
-    request = json.loads(sys.argv[1])
-    if request["kind"] == "optimizers":
-        result = optimizers([tuple(l) for l in request["layouts"]], request.get("repeat", 9))
-    else:
-        result = variables()
-    print(json.dumps(result))
+    main()

@@ -1,10 +1,19 @@
-"""Timing helpers shared by the benchmark scripts (not a test: no asserts)."""
+"""Timing helpers shared by the benchmark scripts (not a test: no asserts).
+
+Every measured thing is a *timer*: `run(number)` performs `number` calls
+and returns the seconds they took, measured where they ran. `LocalTimer`
+wraps a function of this process; `benchmarks._tf.RemoteTimer` asks the
+TensorFlow worker process to time its own calls. `interleaved` takes turns
+between timers, one run each per repetition (a, b, tf, a, b, tf, ...), so a
+slow drift of the machine (frequency, memory bandwidth, neighbours) hits
+every column alike and stays out of the ratios.
+"""
 
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable, Optional
+from typing import Callable, Dict, Mapping, Optional, Protocol, Union
 
 import torch
 
@@ -14,93 +23,83 @@ def sync(device: Optional[torch.device] = None) -> None:
         torch.cuda.synchronize(device)
 
 
-def per_call_us(fn: Callable[[], object], repeat: int = 7, number: Optional[int] = None,
-                device: Optional[torch.device] = None) -> float:
-    """Median over `repeat` runs of the mean time of `number` calls, in microseconds."""
-    for _ in range(3):
-        fn()
-    sync(device)
-    if number is None:  # aim at ~20 ms per run
-        start = time.perf_counter()
-        fn()
-        sync(device)
-        number = max(1, min(20000, int(0.02 / max(time.perf_counter() - start, 1e-7))))
-    runs = []
-    for _ in range(repeat):
+class Timer(Protocol):
+    def run(self, number: int) -> float:
+        """Seconds taken by `number` calls."""
+
+
+class LocalTimer:
+    """`number` calls of `fn` in this process, the device synchronized at the end."""
+
+    def __init__(self, fn: Callable[[], object], device: Optional[torch.device] = None,
+                 warmup: int = 3) -> None:
+        self.fn = fn
+        self.device = device
+        self.warmup = warmup
+        self._ready = False
+
+    def prepare(self) -> None:
+        if self._ready:
+            return
+        self._ready = True
+        for _ in range(self.warmup):
+            self.fn()
+        sync(self.device)
+
+    def run(self, number: int) -> float:
+        fn = self.fn
         start = time.perf_counter()
         for _ in range(number):
             fn()
-        sync(device)
-        runs.append((time.perf_counter() - start) / number)
-    return statistics.median(runs) * 1e6
+        sync(self.device)
+        return time.perf_counter() - start
 
 
-def median_ms(fn: Callable[[], object], repeat: int = 15, warmup: int = 3,
-              device: Optional[torch.device] = None) -> float:
-    """Median wall time of one call, in milliseconds."""
-    for _ in range(warmup):
-        fn()
-    sync(device)
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        sync(device)
-        runs.append(time.perf_counter() - start)
-    return statistics.median(runs) * 1e3
+TimerLike = Union[Timer, Callable[[], object]]
 
 
-def tensorflow():
-    """TensorFlow if it is importable (optional comparison), else None."""
-    try:
-        import os
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        import tensorflow as tf_real
-        return tf_real
-    except Exception:
-        return None
+def _timers(fns: Mapping[str, TimerLike], device: Optional[torch.device], warmup: int) -> Dict[str, Timer]:
+    out: Dict[str, Timer] = {}
+    for name, fn in fns.items():
+        timer = fn if hasattr(fn, "run") else LocalTimer(fn, device, warmup)
+        if hasattr(timer, "prepare"):
+            timer.prepare()
+        out[name] = timer
+    return out
 
 
-def interleaved_ms(fns: dict, repeat: int = 15, warmup: int = 3,
-                   device: Optional[torch.device] = None) -> dict:
-    """Median wall time (ms) of one call of each function, measured in alternation.
+def calibrate(timer: Timer, target_s: float, cap: int = 20000) -> int:
+    """Calls per run so that one run of `timer` takes about `target_s`."""
+    once = max(timer.run(1), 1e-7)
+    return max(1, min(cap, int(target_s / once)))
 
-    Taking turns (a, b, c, a, b, c, ...) keeps slow drifts of the machine
-    (memory bandwidth, frequency, neighbours) out of the ratios.
+
+def interleaved(fns: Mapping[str, TimerLike], repeat: int, numbers: Optional[Mapping[str, int]] = None,
+                device: Optional[torch.device] = None, warmup: int = 3) -> Dict[str, float]:
+    """Median seconds per call of each timer (or local function), measured in alternation.
+
+    `numbers[name]` is that timer's calls per run (default 1: one call per
+    run, for whole steps).
     """
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    sync(device)
-    runs: dict = {name: [] for name in fns}
+    timers = _timers(fns, device, warmup)
+    numbers = {name: (numbers or {}).get(name, 1) for name in timers}
+    runs: Dict[str, list] = {name: [] for name in timers}
     for _ in range(repeat):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            sync(device)
-            runs[name].append(time.perf_counter() - start)
-    return {name: statistics.median(r) * 1e3 for name, r in runs.items()}
+        for name, timer in timers.items():
+            runs[name].append(timer.run(numbers[name]) / numbers[name])
+    return {name: statistics.median(r) for name, r in runs.items()}
 
 
-def interleaved_us(fns: dict, repeat: int = 9, number: Optional[int] = None,
-                   device: Optional[torch.device] = None) -> dict:
-    """Per-call microseconds of each function: median of `repeat` alternating runs of `number` calls."""
-    first = next(iter(fns.values()))
-    for fn in fns.values():
-        for _ in range(3):
-            fn()
-    sync(device)
-    if number is None:  # aim at ~10 ms per run of the first function
-        start = time.perf_counter()
-        first()
-        sync(device)
-        number = max(1, min(20000, int(0.01 / max(time.perf_counter() - start, 1e-7))))
-    runs: dict = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            sync(device)
-            runs[name].append((time.perf_counter() - start) / number)
-    return {name: statistics.median(r) * 1e6 for name, r in runs.items()}
+def interleaved_ms(fns: Mapping[str, TimerLike], repeat: int = 15, warmup: int = 3,
+                   device: Optional[torch.device] = None) -> Dict[str, float]:
+    """Median wall time (ms) of one call of each timer, measured in alternation."""
+    return {k: v * 1e3 for k, v in interleaved(fns, repeat, None, device, warmup).items()}
+
+
+def interleaved_us(fns: Mapping[str, TimerLike], repeat: int = 9, target_s: float = 0.01,
+                   device: Optional[torch.device] = None) -> Dict[str, float]:
+    """Per-call microseconds of each timer: median of `repeat` alternating runs, each timer
+    making as many calls per run as take about `target_s` (calibrated on its own)."""
+    timers = _timers(fns, device, warmup=3)
+    numbers = {name: calibrate(timer, target_s) for name, timer in timers.items()}
+    return {k: v * 1e6 for k, v in interleaved(timers, repeat, numbers, device, warmup=0).items()}

@@ -1,19 +1,22 @@
 """Per-call cost of variable reads and writes: tfcompat vs raw torch (vs TF eager).
 
-    python benchmarks/variables.py [--device cuda] [--tf-python /path/to/python-with-tf]
+    python benchmarks/variables.py [--device cuda] [--tf-python /path/to/python-with-tf] [--quick]
 
 Prints microseconds per call and the ratio tfcompat / torch. The raw-torch
 baselines are what a PyTorch programmer writes for the same job:
 
-* assign_add:   `t.add_(x)`
-* read_value:   `t.clone()`, a snapshot later writes cannot change. tfcompat
+* assign_add:     `t.add_(x)`
+* read_value:     `t.clone()`, a snapshot later writes cannot change. tfcompat
   reads cost about as much as `t.detach()` (row "read (alias)"): the copy
   is deferred to the next write, and only made if the read is still alive.
-* v + x:        `t + x`
-* sparse_read:  `torch.index_select(t, 0, idx)`
+* v + x:          `t + x`
+* sparse_read:    `torch.index_select(t, 0, idx)`
+* v[1:5]:         `t[1:5]`
+* reduce_sum(v):  `t.sum()` (tfcompat: `tf.reduce_sum(v)`)
+* v * 2.0:        `t * 2.0`
 
-With `--tf-python`, the same operations are timed in TF eager (CPU) in that
-interpreter, for the last columns.
+With `--tf-python`, the same operations run in TF eager (CPU) in a worker
+process, timed in turn with tfcompat and torch in every repetition.
 """
 
 from __future__ import annotations
@@ -21,49 +24,71 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import List, Optional
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
-from benchmarks._tf import tf_timings  # noqa: E402
+from benchmarks._tf import remote, start_worker  # noqa: E402
 from benchmarks._timing import interleaved_us  # noqa: E402
 
+SIZES = (("small (64)", (64,)), ("large (4M)", (2048, 2048)))
+QUICK_SIZES = (("small (64)", (64,)), ("medium (4K)", (64, 64)))
+TF_OPS = {"assign_add", "read_value", "v + x", "sparse_read", "v[1:5]", "reduce_sum(v)", "v * 2.0"}
 
-def main() -> None:
+
+def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads for torch and for TF's worker (default: each library's own)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
     parser.add_argument("--tf-python", default=os.environ.get("TFCOMPAT_TF_PYTHON"),
                         help="a Python interpreter with tensorflow installed (optional)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
+    repeat, target_s = (3, 0.002) if args.quick else (args.repeat, 0.01)
+    worker = start_worker(args.tf_python, device.type, args.threads)
     rows = []
-    for label, shape in (("small (64)", (64,)), ("large (4M)", (2048, 2048))):
-        with tf.device(tf_device):
-            v = tf.Variable(torch.randn(shape))
-        t = torch.randn(shape, device=device)
-        x = torch.randn(shape, device=device)
-        idx = torch.randint(0, shape[0], (16,), device=device)
-        cases = {
-            "assign_add": (lambda: v.assign_add(x), lambda: t.add_(x)),
-            "read_value": (lambda: v.read_value(), lambda: t.clone()),
-            "read (alias)": (lambda: v.read_value(), lambda: t.detach()),
-            "v + x": (lambda: v + x, lambda: t + x),
-            "sparse_read": (lambda: v.sparse_read(idx), lambda: torch.index_select(t, 0, idx)),
-        }
-        for name, (ours, theirs) in cases.items():
-            times = interleaved_us({"ours": ours, "theirs": theirs}, device=device)
-            rows.append((label, name, times["ours"], times["theirs"]))
-    tf_us = tf_timings(args.tf_python, {"kind": "variables"}) if device.type == "cpu" else None
+    try:
+        for label, shape in (QUICK_SIZES if args.quick else SIZES):
+            with tf.device(tf_device):
+                v = tf.Variable(torch.randn(shape))
+            t = torch.randn(shape, device=device)
+            x = torch.randn(shape, device=device)
+            idx = torch.randint(0, shape[0], (16,), device=device)
+            cases = {
+                "assign_add": (lambda: v.assign_add(x), lambda: t.add_(x)),
+                "read_value": (lambda: v.read_value(), lambda: t.clone()),
+                "read (alias)": (lambda: v.read_value(), lambda: t.detach()),
+                "v + x": (lambda: v + x, lambda: t + x),
+                "sparse_read": (lambda: v.sparse_read(idx), lambda: torch.index_select(t, 0, idx)),
+                "v[1:5]": (lambda: v[1:5], lambda: t[1:5]),
+                "reduce_sum(v)": (lambda: tf.reduce_sum(v), lambda: t.sum()),
+                "v * 2.0": (lambda: v * 2.0, lambda: t * 2.0),
+            }
+            for name, (ours, theirs) in cases.items():
+                timers = {"ours": ours, "theirs": theirs}
+                tf_timer = remote(worker, "variables", dict(shape=list(shape), op=name)) if name in TF_OPS else None
+                if tf_timer is not None:
+                    timers["tf"] = tf_timer
+                times = interleaved_us(timers, repeat=repeat, target_s=target_s, device=device)
+                rows.append((label, name, times["ours"], times["theirs"], times.get("tf")))
+    finally:
+        if worker is not None:
+            worker.close()
     print(f"device: {device}, torch {torch.__version__}; TF eager: "
-          + ("measured" if tf_us else "not measured (pass --tf-python)"))
-    print(f"{'size':<12}{'op':<14}{'tfcompat us':>12}{'torch us':>10}{'ratio':>8}{'TF us':>10}"
+          + ("measured, interleaved" if worker else "not measured (pass --tf-python)"))
+    print(f"{'size':<13}{'op':<15}{'tfcompat us':>12}{'torch us':>10}{'ratio':>8}{'TF us':>10}"
           f"{'TF/tfcompat':>12}")
-    for label, name, ours, theirs in rows:
-        t_us = (tf_us or {}).get(f"{label}/{name}")
+    for label, name, ours, theirs, t_us in rows:
         tf_text = f"{t_us:10.2f}{t_us / ours:12.2f}" if t_us else f"{'-':>10}{'-':>12}"
-        print(f"{label:<12}{name:<14}{ours:12.2f}{theirs:10.2f}{ours / theirs:8.2f}{tf_text}")
+        print(f"{label:<13}{name:<15}{ours:12.2f}{theirs:10.2f}{ours / theirs:8.2f}{tf_text}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,86 @@
+"""The benchmark scripts run (tiny sizes, `--quick`), and their TF worker protocol works.
+
+No timing is asserted: figures depend on the machine. TensorFlow is not
+needed: the worker's "selftest" suite drives the same pipe protocol with
+numpy only, from this interpreter.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import _timing, optimizers, steps, variables  # noqa: E402
+from benchmarks._tf import TFWorker, WorkerError  # noqa: E402
+
+# (torch.optim.Adagrad's sparse path warns that it skips sparse invariant checks)
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+
+
+@pytest.mark.parametrize("script", [optimizers, variables, steps], ids=lambda m: m.__name__.split(".")[-1])
+def test_script_runs_quick(script, capsys):
+    script.main(["--quick", "--device", "cpu", "--tf-python", ""])
+    out = capsys.readouterr().out
+    assert "not measured (pass --tf-python)" in out
+    assert re.search(r"\d+\.\d\d", out)
+    assert "tensorflow" not in sys.modules  # TF only ever runs in the worker process
+
+
+def test_steps_losses_agree_across_columns(capsys):
+    """tfcompat and both torch columns compute the same steps from the same start (the torch
+    Adam baseline takes Keras' epsilon placement), so their first losses agree."""
+    steps.main(["--quick", "--device", "cpu", "--tf-python", ""])
+    out = capsys.readouterr().out
+    diffs = [float(d) for d in re.findall(r"max rel\. diff vs tfcompat (\S+)", out)]
+    assert len(diffs) == 6 and max(diffs) < 1e-6, out
+
+
+def test_models_need_only_numpy():
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import _models; "
+            "assert 'torch' not in sys.modules and 'tfcompat' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_worker_protocol_and_interleaving():
+    """Local and remote timers take turns; the worker times its own calls and reports errors."""
+    order = []
+
+    class Fake:
+        def __init__(self, name):
+            self.name = name
+
+        def run(self, number):
+            order.append(self.name)
+            return 0.001 * number
+
+    with TFWorker(sys.executable) as worker:
+        remote = worker.setup("selftest", {"n": 10})
+        assert remote.info["pid"] != 0
+        assert 0 <= remote.run(5) < 5
+        result = _timing.interleaved({"a": Fake("a"), "b": Fake("b"), "tf": remote}, repeat=3,
+                                     numbers={"a": 2})
+        assert order == ["a", "b"] * 3
+        assert result["a"] == pytest.approx(0.001) and result["tf"] >= 0
+        with pytest.raises(WorkerError, match="KeyError"):
+            worker.setup("no such suite", {})
+        with pytest.raises(WorkerError, match="no case is set up"):
+            remote.run(1)
+        assert worker.setup("selftest", {}).run(1) >= 0  # the worker survives a failed request
+    assert worker.proc.poll() is not None
+
+
+def test_local_timer_times_calls():
+    calls = []
+    timer = _timing.LocalTimer(lambda: calls.append(time.perf_counter()), warmup=2)
+    timer.prepare()
+    timer.prepare()  # (once)
+    assert len(calls) == 2
+    assert timer.run(4) >= 0 and len(calls) == 6
