@@ -17,7 +17,6 @@ steps). Layouts: 1 tensor of 10,000,000 floats, 200 of 50,000, 2,000 of 100
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Callable, List, Optional
@@ -26,7 +25,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
-from benchmarks._tf import remote, start_worker  # noqa: E402
+from benchmarks import _cli  # noqa: E402
+from benchmarks._tf import remote  # noqa: E402
 from benchmarks._timing import interleaved_ms  # noqa: E402
 
 LAYOUTS = ((1, 10_000_000), (200, 50_000), (2000, 100))
@@ -57,22 +57,10 @@ def _cell(x: Optional[float], width: int, digits: int = 2) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--threads", type=int, default=None,
-                        help="CPU threads for torch and for TF's worker (default: each library's own)")
-    parser.add_argument("--quick", action="store_true", help="tiny layouts, few repetitions")
-    parser.add_argument("--tf-python", default=os.environ.get("TFCOMPAT_TF_PYTHON"),
-                        help="a Python interpreter with tensorflow and tf_keras (optional)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
+    args = _cli.parse(__doc__.splitlines()[0], argv, repeat=15, quick_help="tiny layouts, few repetitions")
+    device, tf_device, worker = _cli.start(args)
     layouts = QUICK_LAYOUTS if args.quick else LAYOUTS
     repeat = 3 if args.quick else args.repeat
-    tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
-    worker = start_worker(args.tf_python, device.type, args.threads)
     try:
         print(f"device: {device}, torch {torch.__version__}; tf_keras legacy (eager): "
               + ("measured, interleaved" if worker else "not measured (pass --tf-python)"))

@@ -33,7 +33,6 @@ issue's targets (reported, not asserted): MLP within 1.10x of torch fused,
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -48,7 +47,8 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
 from benchmarks import _models  # noqa: E402
-from benchmarks._tf import remote, start_worker  # noqa: E402
+from benchmarks import _cli  # noqa: E402
+from benchmarks._tf import remote  # noqa: E402
 from benchmarks._timing import interleaved_ms  # noqa: E402
 
 # torch.optim.Adagrad's sparse path builds sparse tensors without invariant checks (on purpose).
@@ -178,24 +178,12 @@ def _cell(x: Optional[float], width: int, digits: int = 2) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--models", default="mlp,many,embedding")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="CPU threads for torch and for TF's worker (default: each library's own)")
-    parser.add_argument("--quick", action="store_true", help="tiny models, few repetitions")
-    parser.add_argument("--tf-python", default=os.environ.get("TFCOMPAT_TF_PYTHON"),
-                        help="a Python interpreter with tensorflow and tf_keras (optional)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
-    tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
+    args = _cli.parse(__doc__.splitlines()[0], argv, repeat=15, quick_help="tiny models, few repetitions",
+                      extra=lambda p: p.add_argument("--models", default="mlp,many,embedding"))
+    device, tf_device, worker = _cli.start(args)
     size = "quick" if args.quick else "full"
     repeat = 3 if args.quick else args.repeat
     labels = QUICK_LABELS if args.quick else LABELS
-    worker = start_worker(args.tf_python, device.type, args.threads)
     rows, checks = [], []
     try:
         for model_name in args.models.split(","):

@@ -21,7 +21,6 @@ process, timed in turn with tfcompat and torch in every repetition.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import List, Optional
@@ -30,7 +29,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import tfcompat as tf  # noqa: E402
-from benchmarks._tf import remote, start_worker  # noqa: E402
+from benchmarks import _cli  # noqa: E402
+from benchmarks._tf import remote  # noqa: E402
 from benchmarks._timing import interleaved_us  # noqa: E402
 
 SIZES = (("small (64)", (64,)), ("large (4M)", (2048, 2048)))
@@ -39,21 +39,9 @@ TF_OPS = {"assign_add", "read_value", "v + x", "sparse_read", "v[1:5]", "reduce_
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument("--threads", type=int, default=None,
-                        help="CPU threads for torch and for TF's worker (default: each library's own)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
-    parser.add_argument("--tf-python", default=os.environ.get("TFCOMPAT_TF_PYTHON"),
-                        help="a Python interpreter with tensorflow installed (optional)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
-    tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
+    args = _cli.parse(__doc__.splitlines()[0], argv, repeat=9, quick_help="small sizes, short runs")
+    device, tf_device, worker = _cli.start(args)
     repeat, target_s = (3, 0.002) if args.quick else (args.repeat, 0.01)
-    worker = start_worker(args.tf_python, device.type, args.threads)
     rows = []
     try:
         for label, shape in (QUICK_SIZES if args.quick else SIZES):

@@ -195,6 +195,22 @@ def test_add_n_of_many_inputs_matches_tf_to_the_bit(n, dtype):
     np.testing.assert_array_equal(got.numpy(), _tf_add_n_order(xs))
 
 
+@pytest.mark.parametrize("n", [10, 17, 2000])
+def test_add_n_of_many_differentiable_inputs_keeps_tfs_value_and_exact_gradients(n):
+    rs = np.random.RandomState(n)
+    xs = [torch.tensor(rs.randn(3) * 10.0 ** rs.randint(-3, 4), dtype=torch.float32,
+                       requires_grad=True) for _ in range(n)]
+    with tf.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        total = tf.add_n([x * x for x in xs])
+    expected = _tf_add_n_order([(x * x).detach().numpy() for x in xs])
+    np.testing.assert_array_equal(total.detach().numpy(), expected)
+    grads = tape.gradient(tf.reduce_sum(total), xs)
+    for x, g in zip(xs, grads):
+        np.testing.assert_array_equal(g.numpy(), (2 * x).detach().numpy())
+
+
 def test_add_n_rules():
     assert tf.add_n([1, 2]).dtype == torch.int32
     single = torch.tensor([1.0])

@@ -75,14 +75,16 @@ class _Leaves:
 
     `leaf[id(var)]` is the leaf of `var` (None if no recording tape wants
     it) and `source[id(var)]` the live tensor it aliases: a write that gives
-    the variable new storage makes the next read take a new leaf.
+    the variable new storage makes the next read take a new leaf. `tapes`
+    are the recording, unpaused tapes, innermost last.
     """
 
-    __slots__ = ("leaf", "source")
+    __slots__ = ("leaf", "source", "tapes")
 
-    def __init__(self) -> None:
+    def __init__(self, tapes: list) -> None:
         self.leaf: dict = {}
         self.source: dict = {}
+        self.tapes = tapes
 
 
 class _ThreadTapes(threading.local):
@@ -103,8 +105,8 @@ _grad_enabled = torch.is_grad_enabled
 def _set_changed() -> None:
     """The set of recording tapes (or what they watch) changed: later reads get new leaves."""
     tls = _tls
-    active = not tls.paused_all and any(not t._paused for t in tls.recording)
-    tls.leaves = _Leaves() if active else None
+    tapes = [] if tls.paused_all else [t for t in tls.recording if not t._paused]
+    tls.leaves = _Leaves(tapes) if tapes else None
 
 
 def _differentiable(t: torch.Tensor) -> bool:
@@ -118,16 +120,23 @@ def _wanting(var: Any) -> list:
     return [tape for tape in _tls.recording if not tape._paused and tape._wants(var)]
 
 
-def _new_leaf(var: Any, value: torch.Tensor, leaves: _Leaves) -> Optional[torch.Tensor]:
-    """A new leaf of `var`'s live tensor for the tapes that want it (None if none does)."""
+def _new_leaf(var: Any, key: int, value: torch.Tensor, leaves: _Leaves) -> Optional[torch.Tensor]:
+    """A new leaf of `var`'s live tensor for the tapes that want it (None if none does).
+
+    (Every training step's first read of every variable comes here: kept to few calls.)
+    """
     leaf = None
     if value.is_floating_point() or value.is_complex():
-        tapes = _wanting(var)
-        if tapes:
-            leaf = value.detach().requires_grad_(True)
-            for tape in tapes:
-                tape._record_dense(var, leaf)
-    key = id(var)
+        for tape in leaves.tapes:
+            if key in tape._watched_vars or (tape._watch_accessed and var.trainable):
+                if leaf is None:
+                    leaf = value.detach().requires_grad_(True)
+                recorded = tape._dense.get(key)
+                if recorded is None:
+                    tape._dense[key] = [leaf]
+                    tape._seen[key] = var
+                else:
+                    recorded.append(leaf)
     leaves.leaf[key] = leaf
     leaves.source[key] = value
     return leaf
@@ -147,7 +156,7 @@ class _Recorder:
         if leaves.source.get(key) is value:
             leaf = leaves.leaf[key]
         else:
-            leaf = _new_leaf(var, value, leaves)
+            leaf = _new_leaf(var, key, value, leaves)
         if leaf is None:
             return cell.snapshot()
         with cell.lock:
@@ -474,6 +483,7 @@ class GradientTape:
         pairs = [(t, w) for t, w in zip(targets, weights) if t.requires_grad]
         inputs: list = []
         index: dict = {}
+        lent: list = []   # watched tensors whose tape block ended: they require grad again
 
         def add_input(t: torch.Tensor) -> int:
             k = index.get(id(t))
@@ -482,24 +492,27 @@ class GradientTape:
                 inputs.append(t)
             return k
 
-        plans = []
+        # Per source: an int (the position of its one input, the common case), None (not
+        # connected), or a plan for `_assemble` (several reads, sparse reads, components).
+        plans: list = []
         dense_of, sparse_of = self._dense, self._sparse
+        plain = _reads_itself
         for s in sources:
-            if _is_variable(s):
-                if not (s.dtype.is_floating or s.dtype.is_complex):
-                    plans.append(None)
-                    continue
-                components = _components(s)
-                if len(components) == 1 and id(components[0]) not in sparse_of:
-                    # The common source: one variable read densely under one set of tapes.
-                    leaves = dense_of.get(id(components[0]))
+            kind = type(s)
+            if plain.get(kind) or (kind not in plain and _own_only_component(kind)):
+                key = id(s)
+                leaves = dense_of.get(key)
+                if key not in sparse_of:
                     if leaves is None:
                         plans.append(None)
                     elif len(leaves) == 1:
-                        plans.append(("tensor", s, add_input(leaves[0])))
+                        plans.append(add_input(leaves[0]))
                     else:
                         plans.append(("var", s, [add_input(a) for a in leaves], []))
                     continue
+            if _is_variable(s):
+                # (Leaves exist only for floating and complex values: no dtype check needed.)
+                components = _components(s)
                 dense = [a for c in components for a in dense_of.get(id(c), ())]
                 sparse = [(idx, a) for c in components for idx, a in sparse_of.get(id(c), ())]
                 if not dense and not sparse:
@@ -510,7 +523,9 @@ class GradientTape:
             elif s.grad_fn is not None or (s.is_leaf and self._watched_tensors.get(id(s)) is s):
                 # A leaf gets a gradient only from a tape that watched it (TF: None otherwise);
                 # a computed tensor is differentiable if its graph reaches a watched input.
-                plans.append(("tensor", s, add_input(s)))
+                plans.append(add_input(s))
+                if not s.requires_grad:
+                    lent.append(s)
             else:
                 plans.append(None)
         if not pairs or not inputs:
@@ -522,11 +537,12 @@ class GradientTape:
             grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
                          for t, w in pairs]
         retain_graph, create_graph = self._graph_flags() if flags is None else flags
-        with _requiring_grad([t for t in inputs if not t.requires_grad]):
+        with _requiring_grad(lent):
             raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
                                       create_graph=create_graph, allow_unused=True,
                                       is_grads_batched=batched)
-        return [_assemble(plan, raw, batched) for plan in plans]
+        return [raw[plan] if type(plan) is int else _assemble(plan, raw, batched)
+                for plan in plans]
 
     def _stacked_gradients(self, out: torch.Tensor, weights: torch.Tensor, sources: list) -> list:
         """Per source, the gradients of `out` weighted by each row of `weights`, stacked.
@@ -642,8 +658,6 @@ def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:
     """
     if plan is None:
         return None
-    if plan[0] == "tensor":
-        return raw[plan[2]]
     _, var, dense_ids, sparse_ids = plan
     dense = [raw[k] for k in dense_ids if raw[k] is not None]
     sparse = [(idx, raw[k]) for idx, k in sparse_ids if raw[k] is not None]
@@ -663,6 +677,20 @@ def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:
     for g in dense[1:]:
         total = total + g
     return total
+
+
+# Variable classes -> whether a read of one is a read of itself only (its `_watch_targets` is
+# the base class's `(self,)`, marked `reads_itself`): the common source, looked up by type.
+_reads_itself: dict = {}
+
+
+def _own_only_component(kind: type) -> bool:
+    found = _reads_itself.get(kind)
+    if found is None:
+        found = _reads_itself[kind] = bool(
+            protocol.is_variable(kind) and getattr(getattr(kind, "_watch_targets", None),
+                                                  "reads_itself", False))
+    return found
 
 
 def _components(var: Any) -> tuple:

@@ -13,8 +13,21 @@ from typing import Any, Callable, Iterator
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
+_NESTED = (list, tuple, collections.abc.Mapping)
+# type -> whether its instances are nested: `isinstance` against the Mapping ABC is slow, and
+# flattening the variable list of every training step asks it once per variable.
+_nested_types: dict = {}
+
+
 def is_nested(structure: Any) -> bool:
-    return isinstance(structure, (list, tuple, collections.abc.Mapping))
+    """Whether `structure` is a list, tuple (namedtuples included) or mapping."""
+    kind = type(structure)
+    nested = _nested_types.get(kind)
+    if nested is None:
+        nested = isinstance(structure, _NESTED)
+        if len(_nested_types) < 4096:  # (a Mapping.register() later is not seen for a cached type)
+            _nested_types[kind] = nested
+    return nested
 
 
 def _sorted_keys(mapping: collections.abc.Mapping) -> list:
@@ -31,15 +44,19 @@ def _children(structure: Any) -> list:
 
 
 def _flatten_into(structure: Any, out: list) -> None:
-    if is_nested(structure):
-        for child in _children(structure):
+    """Append the leaves of the nested `structure` (children tested here: no call per leaf)."""
+    append = out.append
+    for child in _children(structure):
+        if is_nested(child):
             _flatten_into(child, out)
-    else:
-        out.append(structure)
+        else:
+            append(child)
 
 
 def flatten(structure: Any) -> list:
     """The leaves of `structure`, depth first (a leaf flattens to `[leaf]`)."""
+    if not is_nested(structure):
+        return [structure]
     out: list = []
     _flatten_into(structure, out)
     return out

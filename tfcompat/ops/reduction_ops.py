@@ -238,10 +238,33 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
     if n == 1:
         return first
     tensors = D.same_device(tensors)
-    # TF's AddN kernel: the first n % 8 inputs (8 if none, 9 if one) summed left to right, then
-    # `out += c0 + c1 + ... + c7` for each following chunk of 8, each chunk summed left to right.
-    # Every add rounds in the dtype, so this order is TF's result to the bit; the chunks' sums
-    # are computed together, one op per position in the chunk.
+    if n <= 9 or n * first.numel() > _STACKED_ADD_N_LIMIT:
+        return _add_n_in_order(tensors)
+    if not torch.is_grad_enabled() or not any(t.requires_grad for t in tensors):
+        return _add_n_in_order(tensors)
+    # Differentiable: the value is TF's (computed in its order, off the graph), carried by one
+    # sum whose gradient, 1 for every input, does not depend on the order. Two autograd nodes
+    # instead of n/8 + 16.
+    with torch.no_grad():
+        exact = _add_n_in_order(tensors)
+    out = torch.stack(tensors).sum(0)
+    with torch.no_grad():
+        out.copy_(exact)
+    return out
+
+
+# Inputs (count x elements) up to which add_n stacks them (memory: one stacked copy).
+_STACKED_ADD_N_LIMIT = 1 << 24
+
+
+def _add_n_in_order(tensors: list) -> torch.Tensor:
+    """The sum of `tensors` in the order of TF's AddN kernel, each add rounded in the dtype.
+
+    TF sums the first n % 8 inputs (8 if none, 9 if one) left to right, then does
+    `out += c0 + c1 + ... + c7` for each following chunk of 8, each chunk left to right. The
+    chunks' sums are computed together (one op per position in the chunk).
+    """
+    n = len(tensors)
     head = n % 8 or 8
     if head == 1:
         head = 9
@@ -250,6 +273,7 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
     for t in tensors[2:head]:
         out = out.add_(t)
     if head < n:
+        first = tensors[0]
         chunks = torch.stack(tensors[head:]).view((n - head) // 8, 8, *first.shape)
         sums = chunks[:, 0] + chunks[:, 1]
         for j in range(2, 8):

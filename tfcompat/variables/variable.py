@@ -151,6 +151,8 @@ class Variable(metaclass=VariableMetaclass):
         """The variables whose reads stand for this one (itself, by default)."""
         return (self,)
 
+    _watch_targets.reads_itself = True  # type: ignore[attr-defined]  (the tape's fast case)
+
     # -- the storage protocol (framework/variable_protocol.py) --------------
     def _storage(self) -> Any:
         """This variable's own storage cell (`variables/resource.py`), or None.

@@ -1,0 +1,40 @@
+"""The command line every benchmark script shares, and the setup it implies."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Callable, List, Optional
+
+import torch
+
+from benchmarks._tf import start_worker
+
+__all__ = ["parse", "start"]
+
+
+def parse(description: str, argv: Optional[List[str]], repeat: int, quick_help: str,
+          extra: Optional[Callable[[argparse.ArgumentParser], None]] = None) -> argparse.Namespace:
+    """`--device`, `--repeat`, `--threads`, `--quick`, `--tf-python` (plus `extra`'s), parsed;
+    `--threads` is applied to torch here."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--repeat", type=int, default=repeat)
+    if extra is not None:
+        extra(parser)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="CPU threads for torch and for TF's worker (default: each library's own)")
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--tf-python", default=os.environ.get("TFCOMPAT_TF_PYTHON"),
+                        help="a Python interpreter with tensorflow and tf_keras (optional)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return args
+
+
+def start(args: argparse.Namespace) -> tuple:
+    """`(torch device, TF device name, TF worker or None)` for parsed `args`."""
+    device = torch.device(args.device)
+    tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
+    return device, tf_device, start_worker(args.tf_python, device.type, args.threads)
