@@ -10,18 +10,28 @@ TF's kernels disagree by device, and tfcompat follows each:
 
 `checks_on_host` is that policy for every data-dependent check TF's CPU
 kernels make (indices, integer division by zero, negative integer powers).
+
+`host_as_accelerator()` is its one switch: inside the block, CPU tensors
+get the accelerator's policy too (nothing is validated by reading data), so
+a CPU-only test run makes exactly the host reads a GPU run makes. Every
+module that asks `checks_on_host` sees it (it is read at each call, not
+bound at import). `tfcompat.testing.accelerator_policy()` is the public
+name for tests.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import contextlib
+import threading
+from typing import Any, Iterator, Optional, Union
 
 import torch
 
 from ..framework.tensor_conversion import convert_to_tensor_on
 from . import _dispatch as D
 
-__all__ = ["index_tensor", "checks_on_host", "all_in_range", "first_bad", "position", "in_range"]
+__all__ = ["index_tensor", "checks_on_host", "host_as_accelerator", "all_in_range", "first_bad", "position",
+           "in_range"]
 
 INDEX_TYPES = frozenset({torch.int16, torch.int32, torch.int64})
 
@@ -37,9 +47,38 @@ def index_tensor(indices: Any, op: str, attr: str = "Tindices", allowed: frozens
     return t
 
 
-def checks_on_host(t: torch.Tensor) -> bool:
-    """Whether TF validates data on `t`'s device (its CPU kernels do; reading is free there)."""
-    return t.device.type == "cpu"
+# Depth of the `host_as_accelerator()` blocks open in the process (0: CPU tensors are checked).
+_host_as_accelerator = 0
+_switch_lock = threading.Lock()
+
+
+def checks_on_host(t: Union[torch.Tensor, torch.device]) -> bool:
+    """Whether TF validates data on the device of `t` (a tensor or a device).
+
+    TF's CPU kernels do (and reading is free there); its GPU kernels do
+    not. Inside `host_as_accelerator()`, CPU tensors answer as an
+    accelerator's.
+    """
+    device = t if isinstance(t, torch.device) else t.device
+    return device.type == "cpu" and not _host_as_accelerator
+
+
+@contextlib.contextmanager
+def host_as_accelerator() -> Iterator[None]:
+    """Inside the block, `checks_on_host` is False for CPU tensors too (the accelerator's policy).
+
+    The switch is process-wide (every thread sees it, as autograd's worker
+    threads must) and nests; it changes no data, only which checks run.
+    A `ResourceVariable` asks once, when it is created.
+    """
+    global _host_as_accelerator
+    with _switch_lock:
+        _host_as_accelerator += 1
+    try:
+        yield
+    finally:
+        with _switch_lock:
+            _host_as_accelerator -= 1
 
 
 def all_in_range(idx: torch.Tensor, n: int) -> bool:

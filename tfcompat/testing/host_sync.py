@@ -486,10 +486,6 @@ def no_host_sync(strict: bool = True, count_cpu: Optional[bool] = None, new_host
         raise HostSyncError(f"host syncs inside no_host_sync():\n{log.report()}")
 
 
-def _never_on_host(t: Any) -> bool:
-    return False
-
-
 @contextlib.contextmanager
 def accelerator_policy() -> Iterator[None]:
     """Inside the block, tfcompat treats CPU tensors as it treats accelerator tensors.
@@ -497,24 +493,17 @@ def accelerator_policy() -> Iterator[None]:
     TF's CPU kernels validate data (gather/scatter indices, integer division
     by zero, negative integer powers) and tfcompat reads that data on the
     host where reading is free (`tfcompat.ops._indices.checks_on_host`);
-    TF's GPU kernels validate nothing, and tfcompat reads nothing there.
+    TF's GPU kernels validate nothing, and tfcompat reads nothing there
+    (out-of-range scatter rows are skipped, gathers read zeros, duplicates
+    are reduced in one unordered pass: see docs/differences.md).
     Under this policy a CPU run makes only the host reads a GPU run makes,
     so `host_syncs()` on CPU reports what would wait on a GPU. Variables
     created inside the block follow it (a variable takes the policy when it
-    is created). Not thread-safe: it swaps module-level functions.
+    is created). The switch (`tfcompat.ops._indices.host_as_accelerator`)
+    is process-wide: every thread and every module that asks
+    `checks_on_host` sees it while the block is open; blocks nest.
     """
-    import sys
-
     from ..ops import _indices
 
-    original = _indices.checks_on_host
-    patched = [m for name, m in list(sys.modules.items())
-               if name.split(".")[0] == "tfcompat" and m is not None
-               and getattr(m, "checks_on_host", None) is original]
-    for module in patched:
-        module.checks_on_host = _never_on_host
-    try:
+    with _indices.host_as_accelerator():
         yield
-    finally:
-        for module in patched:
-            module.checks_on_host = original

@@ -120,6 +120,7 @@ class ResourceVariable(Variable):
         self._dtype = dtypes.from_torch(value.dtype)
         self._tdtype = value.dtype
         self._tdevice = value.device
+        self._device_index = value.get_device()  # (-1 on the host: cheaper to compare than devices)
         self._device_name = device_name
         self._shape = shape
         self._trainable = trainable
@@ -234,12 +235,16 @@ class ResourceVariable(Variable):
         """TF slicing (see `Variable.__getitem__`); `v[a:b]` outside tapes in few calls."""
         if type(key) is slice and not protocol.recording:
             start, stop = key.start, key.stop
-            res = self._resource
-            if ((start is None or type(start) is int) and (stop is None or type(stop) is int)
-                    and key.step is None and res.value.dim()):
-                # torch's own slicing is TF's strided slice for these keys.
+            if (start is None or type(start) is int) and (stop is None or type(stop) is int):
+                res = self._resource
                 with res.lock:
-                    out = res.value._lazy_clone()[key]  # (the cell's memory is torch's)
+                    snapshot = res.value._lazy_clone()  # (the cell's memory is torch's)
+                try:
+                    # torch's slicing is TF's strided slice for int bounds and positive steps;
+                    # the rest (negative steps, rank 0) raises here and takes the general path.
+                    out = snapshot[key]
+                except (IndexError, TypeError, ValueError):
+                    return Variable.__getitem__(self, key)
                 out.assign = _partial(slice_assigner, self, key)  # type: ignore[attr-defined]
                 return out
         return Variable.__getitem__(self, key)
@@ -359,23 +364,25 @@ class ResourceVariable(Variable):
         return self if read_value else None
 
     def _update(self, delta: Any, inplace: Any) -> None:
-        if self._tdtype is torch.bool:
-            raise errors.InvalidArgumentError(
-                None, None, "No OpKernel was registered to support Op 'AssignAddVariableOp' with "
-                "these attrs: [dtype=DT_BOOL]: bool variables cannot be added to; use assign.")
         res = self._resource
         if (type(delta) is torch.Tensor and delta.dtype is self._tdtype and not delta.requires_grad
-                and delta.device == self._tdevice):
-            t = delta
+                and delta.get_device() == self._device_index and self._tdtype is not torch.bool):
+            t = delta  # the common call: used as it is
         else:
+            if self._tdtype is torch.bool:
+                raise errors.InvalidArgumentError(
+                    None, None, "No OpKernel was registered to support Op 'AssignAddVariableOp' "
+                    "with these attrs: [dtype=DT_BOOL]: bool variables cannot be added to; use "
+                    "assign.")
             t, _ = self._operand(delta)  # on the variable's device
-        if t.shape != res.value.shape:
-            raise self._shape_mismatch(t, res.value)
-        try:
-            with res.lock:
-                inplace(res.value, t)
-        except RuntimeError as e:
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
+        with res.lock:
+            value = res.value
+            if t.shape != value.shape:
+                raise self._shape_mismatch(t, value)
+            try:
+                inplace(value, t)
+            except RuntimeError as e:
+                raise errors.InvalidArgumentError(None, None, str(e)) from None
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Any:
@@ -427,17 +434,30 @@ class ResourceVariable(Variable):
                             f"{sparse_delta!r}")
         updates, _ = self._operand(sparse_delta._raw_values)
         res = self._resource
-        idx, upd = scatter.rows(res.value, sparse_delta.indices, updates, _SCATTER_OPS[kind])
+        # (TF's CPU kernels validate the indices; on an accelerator a bad row is skipped)
+        idx, upd, valid = scatter.rows(res.value, sparse_delta.indices, updates, _SCATTER_OPS[kind],
+                                       host_checks=self._checks_on_host)
         with res.lock:
-            scatter.apply(kind, res.value, idx, upd)
+            scatter.apply(kind, res.value, idx, upd, valid)
         return self
 
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
-        """Set rows `sparse_delta.indices` to `sparse_delta.values`."""
+        """Set rows `sparse_delta.indices` to `sparse_delta.values`.
+
+        Every scatter follows TF's kernel for the variable's device
+        (`variables/scatter.py`): on CPU an out-of-range index is an
+        `InvalidArgumentError` and nothing changes; on an accelerator that
+        row is skipped and no index is read on the host. Duplicates of
+        `scatter_update` write in an unspecified order, as in TF.
+        """
         return self._scatter("update", sparse_delta)
 
     def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
-        """Add `values` to rows `indices`; duplicate indices accumulate."""
+        """Add `values` to rows `indices`; duplicate indices accumulate.
+
+        (On an accelerator in one unordered reduction; out-of-range rows are
+        skipped there: see `scatter_update`.)
+        """
         return self._scatter("add", sparse_delta)
 
     def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
@@ -449,7 +469,12 @@ class ResourceVariable(Variable):
         return self._scatter("mul", sparse_delta)
 
     def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
-        """Divide rows `indices` by `values`; duplicates divide in."""
+        """Divide rows `indices` by `values`; duplicates divide in.
+
+        On CPU a 0 divisor is an `InvalidArgumentError`; on an accelerator
+        (TF's GPU kernel) it divides, and a row is divided once by the
+        product of its duplicates' divisors.
+        """
         return self._scatter("div", sparse_delta)
 
     def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
@@ -463,10 +488,11 @@ class ResourceVariable(Variable):
     def _scatter_nd(self, kind: str, indices: Any, updates: Any) -> "ResourceVariable":
         upd, _ = self._operand(updates)
         res = self._resource
-        idx, flat_upd, k = scatter.nd_rows(res.value, indices, upd, _SCATTER_ND_OPS[kind])
+        idx, flat_upd, k, valid = scatter.nd_rows(res.value, indices, upd, _SCATTER_ND_OPS[kind],
+                                                  host_checks=self._checks_on_host)
         with res.lock:
             target = res.value
-            scatter.apply(kind, target.view((-1,) + tuple(target.shape[k:])), idx, flat_upd)
+            scatter.apply(kind, target.view((-1,) + tuple(target.shape[k:])), idx, flat_upd, valid)
         return self
 
     def scatter_nd_update(self, indices: Any, updates: Any, name: Any = None) -> Any:

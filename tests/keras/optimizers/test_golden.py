@@ -16,10 +16,18 @@ rebuild their inputs from the fixture's recipe (`optimizer_inputs`), run on
 both paths and compare every recorded step, the slots, the non-slot weights,
 `iterations` and `get_config()`, exactly or within the per-dtype bound
 derived below (`_exact`, `STEP_ULPS`).
+
+Every case with sparse gradients is replayed once more under
+`accelerator_policy()` (TF's GPU semantics: no index read on the host, the
+static-shape deduplication, duplicates reduced in one unordered pass) and
+must give the CPU replay's values bit for bit, except for the one freedom
+TF's GPU kernels have: the rounding of a sum of duplicate rows in half
+precision (see `test_seeded_sparse_case_under_accelerator_policy`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -28,6 +36,8 @@ import pytest
 import torch
 
 import tfcompat as tf
+from tfcompat.keras.optimizers import multi_tensor
+from tfcompat.testing import accelerator_policy
 from tests.conformance import optimizer_inputs
 from tests.conformance.fixtures import load_fixture
 
@@ -80,9 +90,20 @@ class _Run:
         self.variables: list = []
 
 
+def _policy(accelerator: bool) -> Any:
+    """`accelerator_policy()` when `accelerator`, else nothing (CPU tensors as CPU tensors)."""
+    return accelerator_policy() if accelerator else contextlib.nullcontext()
+
+
 @functools.lru_cache(maxsize=None)
-def replay(case_id: str, path: str) -> _Run:
-    """Run case `case_id` on `path` once; the tests below inspect the result."""
+def replay(case_id: str, path: str, accelerator: bool = False) -> _Run:
+    """Run case `case_id` on `path` once (under `accelerator_policy()` if `accelerator`); the
+    tests below inspect the result."""
+    with _policy(accelerator):
+        return _replay(case_id, path)
+
+
+def _replay(case_id: str, path: str) -> _Run:
     case = CASE_BY_ID[case_id]
     run = _Run()
     dtype = np.dtype(case["dtype"])
@@ -329,9 +350,28 @@ class _SeededRun:
         self.config: dict = {}
 
 
+def _presummed(g: Any) -> Any:
+    """A sparse gradient with its duplicates summed beforehand as the accelerator path sums them
+    (`deduplicate_padded`, one `index_add_`), so its indices are unique; dense ones unchanged."""
+    if not isinstance(g, tf.IndexedSlices):
+        return g
+    summed, indices, real = multi_tensor.deduplicate_padded(g.values, g.indices)
+    u = int(real.sum())
+    return tf.IndexedSlices(summed[:u], indices[:u], g.dense_shape)
+
+
 @functools.lru_cache(maxsize=None)
-def replay_seeded(case_id: str, path: str) -> _SeededRun:
-    """Rebuild case `case_id`'s inputs, run it on `path` once, keep what the tests compare."""
+def replay_seeded(case_id: str, path: str, accelerator: bool = False, presum: bool = False) -> _SeededRun:
+    """Rebuild case `case_id`'s inputs, run it on `path` once, keep what the tests compare.
+
+    `accelerator`: under `accelerator_policy()`; `presum`: with each sparse
+    gradient's duplicates summed beforehand by `_presummed`.
+    """
+    with _policy(accelerator):
+        return _replay_seeded(case_id, path, presum)
+
+
+def _replay_seeded(case_id: str, path: str, presum: bool) -> _SeededRun:
     case = SEEDED_BY_ID[case_id]
     run = _SeededRun()
     dtype = getattr(torch, case["dtype"])
@@ -347,7 +387,8 @@ def replay_seeded(case_id: str, path: str) -> _SeededRun:
         for k, grads in enumerate(steps):
             for name, value in case["set_before"].get(str(k), {}).items():
                 setattr(opt, name, _set_value(value))
-            opt.apply_gradients(zip([_seeded_grad(g, dtype) for g in grads], variables))
+            given = [_seeded_grad(g, dtype) for g in grads]
+            opt.apply_gradients(zip([_presummed(g) for g in given] if presum else given, variables))
             run.steps_done = k + 1
             values = [_as_float64(v) for v in variables]
             if samples is not None:
@@ -426,8 +467,10 @@ def _seeded_params(cases: list) -> list:
     return [pytest.param(c, p, id=f"{c['id']}-{p}") for c in cases for p in PATHS]
 
 
-def _mismatch(got: np.ndarray, want: np.ndarray, dtype: str, exact: bool, steps: int, scale: float) -> str:
-    """'' when `got` matches `want` under the case's rule, else what differs."""
+def _mismatch(got: np.ndarray, want: np.ndarray, dtype: str, exact: bool, steps: int, scale: float,
+              step_ulps: float = STEP_ULPS) -> str:
+    """'' when `got` matches `want` under the case's rule (exact, or `step_ulps` ulps of `scale`
+    per step), else what differs."""
     got = np.asarray(got, dtype=np.float64)
     want = np.asarray(want, dtype=np.float64)
     same = (got == want) | (np.isnan(got) & np.isnan(want))
@@ -437,13 +480,13 @@ def _mismatch(got: np.ndarray, want: np.ndarray, dtype: str, exact: bool, steps:
     nonfinite = int((~same & ~finite).sum())
     diff = np.where(finite & ~same, np.abs(got - want), 0.0)
     unit = float(optimizer_inputs.ulp(scale, dtype))
-    allowed = 0.0 if exact else steps * STEP_ULPS * unit
+    allowed = 0.0 if exact else steps * step_ulps * unit
     if nonfinite == 0 and diff.max() <= allowed:
         return ""
     worst = np.unravel_index(np.argmax(diff), diff.shape) if diff.size else ()
     return (f"{int((~same).sum())} of {same.size} elements differ ({nonfinite} NaN/inf mismatches); "
             f"max |diff| {diff.max():.6g} = {diff.max() / unit:.3g} ulps of the scale {scale:.6g} "
-            f"(allowed {'0 (exact)' if exact else f'{steps * STEP_ULPS} ulps'}); "
+            f"(allowed {'0 (exact)' if exact else f'{steps * step_ulps} ulps'}); "
             f"at {tuple(int(i) for i in worst)}: got {got[worst]!r}, TF {want[worst]!r}")
 
 
@@ -543,3 +586,160 @@ def test_long_horizon_case(case, path):
                     errors.append(f"var{i} (all {want.size} elements) after step {step}: {why}")
         _check_seeded_end_state(case, run, errors)
     _report(case, path, run, errors)
+
+
+# ---------------------------------------------------------------------------
+# sparse cases under the accelerator policy (TF's GPU semantics, replayed on CPU)
+# ---------------------------------------------------------------------------
+#
+# On an accelerator the sparse step reads nothing on the host: indices are not
+# validated (none of these is out of range), duplicates are summed by the
+# static-shape `deduplicate_padded` instead of `torch.unique`, and the variables'
+# scatters take their GPU form (pads and bad rows skipped, duplicates in one
+# reduction). None of that may change a value TF computes deterministically, so
+# these replays must equal the CPU replays bit for bit (-0.0 and NaN included).
+#
+# The one freedom is the rounding of a sum of duplicate rows in half precision:
+# TF's GPU kernels add duplicates with atomics in no defined order, and torch's
+# `index_add_` adds a half-precision row's duplicates in float32 and rounds once
+# (on CPU, for rows of more than one element), where TF's CPU kernel rounds
+# after each. Two rows sum the same either way (0 + a is exact, and float32 holds
+# a + b's rounding to half exactly: 24 >= 2 * 11 + 2 bits); three or more may
+# differ in the last bit. So in half precision:
+#
+# * the optimizers that deduplicate (all but plain SGD) are compared with a CPU
+#   replay whose gradients had their duplicates summed beforehand the same way
+#   (`_presummed`): bit for bit, which shows the sum is the only difference;
+# * plain SGD scatter-adds the duplicate rows straight into the variable (TF's
+#   `ResourceScatterAdd`, no deduplication), so its difference is in the variable
+#   itself. TF's CPU kernel rounds after each of a row's m updates (at most half
+#   an ulp each) and the single reduction once: per step the two differ by at
+#   most (m + 1) / 2 ulps of the running value, and plain SGD's updates do not
+#   depend on the variable, so the differences of successive steps add: after k
+#   steps, k * (m + 1) / 2 ulps of the variable's scale, m the largest number of
+#   rows any step gives one index (no NaN/inf mismatch allowed).
+
+def _is_sparse_case(case: dict) -> bool:
+    return any(isinstance(g, dict) for st in case["steps"] for g in st["grads"])
+
+
+SPARSE_CASES = [c for c in CASES if _is_sparse_case(c)]
+SPARSE_SEEDED = [c for c in HALF_CASES + LONG_CASES if c["sparse"]]
+SPARSE_GOLDENS = [pytest.param(g, dtype, id=f"{g['source'].split('::')[-1]}/{g['optimizer']}/{dtype}")
+                  for g in GOLDENS if any(isinstance(x, dict) for x in g["grads"]) for dtype in g["dtypes"]]
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """The same values, signed zeros included; NaN matches NaN (IEEE gives a NaN made by an
+    operation no particular sign, and TF's kernels no particular payload)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape or not np.array_equal(got, want, equal_nan=True):
+        return False
+    numbers = ~np.isnan(want)
+    return bool(np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers])))
+
+
+def _difference(got: np.ndarray, want: np.ndarray) -> str:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}"
+    differ = ~((got == want) & (np.signbit(got) == np.signbit(want)) | (np.isnan(got) & np.isnan(want)))
+    where = np.argwhere(differ)[:3]
+    return "; ".join(f"at {tuple(int(i) for i in w)}: {got[tuple(w)]!r} vs {want[tuple(w)]!r}" for w in where)
+
+
+def test_the_sparse_replays_cover_every_optimizer_and_half_precision():
+    """(The replays below are not vacuous: every optimizer, both half dtypes, duplicates.)"""
+    assert {c["optimizer"] for c in SPARSE_CASES} == {i.name for i in OPTIMIZER_INFOS if i.supports_sparse}
+    assert {c["dtype"] for c in SPARSE_SEEDED} >= {"float16", "bfloat16", "float32"}
+    assert all(len(set(g["indices"])) < len(g["indices"]) for c in SPARSE_CASES
+               for g in c["steps"][0]["grads"] if isinstance(g, dict))
+
+
+@pytest.mark.parametrize("case", SPARSE_CASES, ids=[c["id"] for c in SPARSE_CASES])
+def test_sparse_case_under_accelerator_policy(case):
+    cpu = _replayed(case, "multi_tensor")
+    acc = replay(case["id"], "multi_tensor", accelerator=True)
+    if acc.error is not None:
+        raise AssertionError(f"{case['id']} under accelerator_policy raised "
+                             f"{type(acc.error).__name__}: {acc.error}") from acc.error
+    for k, (got_step, want_step) in enumerate(zip(acc.history, cpu.history)):
+        for i, (got, want) in enumerate(zip(got_step, want_step)):
+            assert _same_bits(got, want), (f"{case['id']}: var{i} after step {k + 1} under "
+                                           f"accelerator_policy {got!r}, on CPU {want!r}")
+    for name in case["slots"]:
+        for i, (va, vc) in enumerate(zip(acc.variables, cpu.variables)):
+            got, want = to_numpy(acc.opt.get_slot(va, name)), to_numpy(cpu.opt.get_slot(vc, name))
+            assert _same_bits(got, want), f"{case['id']}: slot {name} of var{i}: {got!r} vs {want!r}"
+    assert int(acc.opt.iterations.numpy()) == case["iterations"]
+
+
+@pytest.mark.parametrize("golden,dtype", SPARSE_GOLDENS)
+def test_tf_keras_sparse_golden_under_accelerator_policy(golden, dtype):
+    """tf_keras' own sparse tests (through `minimize` and the tape's IndexedSlices): the same bits."""
+    def run(accelerator):
+        with _policy(accelerator):
+            opt = build(golden["optimizer"], golden["kwargs"])
+            variables = [tf.Variable(np.array(v, dtype=dtype), name=f"var{i}")
+                         for i, v in enumerate(golden["initial_values"])]
+            grads = [to_tf_grad(g, dtype) for g in golden["grads"]]
+            history = []
+            for _ in range(max(c["after_step"] for c in golden["checkpoints"])):
+                if golden["api"] == "minimize":
+                    opt.minimize(lambda: tf.add_n([tf.reduce_sum(tf.gather(v, g.indices) * g.values)
+                                                   if isinstance(g, tf.IndexedSlices)
+                                                   else tf.reduce_sum(tf.multiply(g, v))
+                                                   for g, v in zip(grads, variables)]), var_list=variables)
+                else:
+                    opt.apply_gradients(zip(grads, variables))
+                history.append([to_numpy(v) for v in variables])
+            return history
+
+    for k, (got_step, want_step) in enumerate(zip(run(True), run(False))):
+        for i, (got, want) in enumerate(zip(got_step, want_step)):
+            assert _same_bits(got, want), f"var{i} after step {k + 1}: {got!r} vs {want!r}"
+
+
+def _max_duplicates(case: dict) -> int:
+    """The most rows any step's sparse gradient gives one index."""
+    _, steps = optimizer_inputs.make_inputs(case["inputs"])
+    return max(int(np.bincount(g["indices"]).max()) for grads in steps for g in grads)
+
+
+def _scatters_duplicates_into_the_variable(case: dict) -> bool:
+    return case["optimizer"] == "SGD" and not case["kwargs"].get("momentum")
+
+
+@pytest.mark.parametrize("case", SPARSE_SEEDED, ids=[c["id"] for c in SPARSE_SEEDED])
+def test_seeded_sparse_case_under_accelerator_policy(case):
+    acc = replay_seeded(case["id"], "multi_tensor", accelerator=True)
+    half = case["dtype"] in optimizer_inputs.HALF_DTYPES
+    errors: list = []
+    if acc.error is None and half and _scatters_duplicates_into_the_variable(case):
+        per_step = (_max_duplicates(case) + 1) / 2
+        init, _ = optimizer_inputs.make_inputs(case["inputs"])
+        want_all = [optimizer_inputs.decode(a) for a in case["checkpoints"]["vars"]]
+        for j, step in enumerate(case["checkpoints"]["after_step"]):
+            for i, want in enumerate(want_all):
+                why = _mismatch(acc.checkpoints[step][i], want[j], case["dtype"], False, step,
+                                _scale(init[i], want[: j + 1]), step_ulps=per_step)
+                if why:
+                    errors.append(f"var{i} after step {step} (vs TF, {per_step} ulps/step): {why}")
+    elif acc.error is None:
+        ref = replay_seeded(case["id"], "multi_tensor", presum=half)
+        assert ref.error is None, ref.error
+        for step, values in ref.checkpoints.items():
+            for i, want in enumerate(values):
+                if not _same_bits(acc.checkpoints[step][i], want):
+                    errors.append(f"var{i} after step {step}: {_difference(acc.checkpoints[step][i], want)}")
+        for i, (got, want) in enumerate(zip(acc.trace, ref.trace)):
+            got, want = (np.stack(t) if t else np.zeros(0) for t in (got, want))
+            if not _same_bits(got, want):
+                errors.append(f"var{i}'s traced elements (step, element): {_difference(got, want)}")
+        for name, per_var in ref.slots.items():
+            for i, want in enumerate(per_var):
+                if not _same_bits(acc.slots[name][i], want):
+                    errors.append(f"slot {name} of var{i}: {_difference(acc.slots[name][i], want)}")
+        if acc.iterations != ref.iterations:
+            errors.append(f"iterations {acc.iterations} != {ref.iterations}")
+    _report(case, "accelerator_policy", acc, errors)

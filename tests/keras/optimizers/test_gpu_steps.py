@@ -7,8 +7,10 @@ synchronizing call into an error: a device value read on the host
 (`torch.tensor(1e-7, device="cuda")`, a blocking host-to-device copy). After
 the first step (which creates slots and reads hyperparameters once), every
 table configuration, with inverse-time decay and with learning-rate
-schedules, must step without one. `test_multi_tensor.py` checks the same on
-the CPU by counting those calls.
+schedules, must step without one, and so must every sparse rule, with
+duplicate and out-of-range indices (TF's GPU kernels skip those rows: the
+result is the CPU result without them). `test_host_sync.py` checks the same
+on the CPU under `accelerator_policy()`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 import torch
 
 import tfcompat as tf
-from tfcompat.testing import no_host_sync
+from tfcompat.testing import accelerator_policy, no_host_sync
 
 from optimizer_info import ALL_CONFIGS, INFO_BY_NAME, OPTIMIZER_INFOS, build, config_id
 
@@ -67,3 +69,61 @@ def test_steady_state_steps_do_not_sync(info, kwargs, case_id):
             opt.apply_gradients(pairs)
     assert int(opt.iterations) == 4
     assert all(np.isfinite(v.numpy()).all() for v in variables)
+
+
+SPARSE = [(info, cfg) for info, cfg in ALL_CONFIGS if info.supports_sparse]
+
+
+def _sparse_steps(device, rows_ok_only):
+    """Three steps of IndexedSlices gradients (duplicates; out-of-range rows unless `rows_ok_only`)."""
+    gen = torch.Generator().manual_seed(1)
+    steps = []
+    for _ in range(4):
+        grads = []
+        for shape, index_dtype in (((9,), torch.int64), ((6, 3), torch.int32)):
+            idx = torch.randint(0, shape[0], (5,), generator=gen)
+            idx[-1] = idx[0]
+            values = torch.randn((8,) + shape[1:], generator=gen, dtype=torch.float64)
+            idx = torch.cat([idx[:2], torch.tensor([-1, shape[0], shape[0] + 3]), idx[2:]])
+            keep = (idx >= 0) & (idx < shape[0]) if rows_ok_only else torch.ones(8, dtype=torch.bool)
+            grads.append(tf.IndexedSlices(values[keep].to(device), idx[keep].to(device, index_dtype),
+                                          torch.tensor(shape)))
+        steps.append(grads)
+    return steps
+
+
+@pytest.mark.parametrize("info,cfg", SPARSE, ids=[config_id(p) for p in SPARSE])
+def test_sparse_steps_do_not_sync_and_skip_out_of_range_rows(info, cfg):
+    gen = torch.Generator().manual_seed(0)
+    initial = [torch.randn(9, generator=gen, dtype=torch.float64),
+               torch.randn(6, 3, generator=gen, dtype=torch.float64)]
+    variables = [tf.Variable(x.to("cuda")) for x in initial]
+    opt = build(info, cfg.kwargs)
+    steps = _sparse_steps("cuda", rows_ok_only=False)
+    opt.apply_gradients(zip(steps[0], variables))
+    with no_host_sync():
+        for grads in steps[1:]:
+            opt.apply_gradients(zip(grads, variables))
+    # The CPU kernels (which validate) on the in-range rows alone: the same values, up to the
+    # order in which the GPU's atomics add duplicate rows.
+    cpu_vars = [tf.Variable(x) for x in initial]
+    cpu_opt = build(info, cfg.kwargs)
+    for grads in _sparse_steps("cpu", rows_ok_only=True):
+        cpu_opt.apply_gradients(zip(grads, cpu_vars))
+    for got, want in zip(variables, cpu_vars):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_steps_on_cuda_match_the_accelerator_policy_on_cpu():
+    """(The CPU simulation of the accelerator path runs the code a GPU runs.)"""
+    gen = torch.Generator().manual_seed(2)
+    initial = torch.randn(6, 3, generator=gen, dtype=torch.float64)
+    grad = tf.IndexedSlices(torch.randn(4, 3, generator=gen, dtype=torch.float64), torch.tensor([5, 1, 9, 1]),
+                            torch.tensor([6, 3]))
+    v = tf.Variable(initial.to("cuda"))
+    tf.keras.optimizers.Adagrad(0.1).apply_gradients(
+        [(tf.IndexedSlices(grad.values.cuda(), grad.indices.cuda(), grad.dense_shape), v)])
+    with accelerator_policy():
+        w = tf.Variable(initial)
+        tf.keras.optimizers.Adagrad(0.1).apply_gradients([(grad, w)])
+    np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=1e-14, atol=0)

@@ -85,6 +85,8 @@ def adadelta(params: list, grads: list, accum_grad: list, accum_var: list, *, lr
 class Adadelta(OptimizerV2):
     """The Adadelta optimizer (`tf.keras.optimizers.Adadelta`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting epsilon to an integer variable's dtype (TypeError).
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 

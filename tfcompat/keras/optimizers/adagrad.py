@@ -51,6 +51,8 @@ def adagrad(params: list, grads: list, accumulators: list, *, lr: torch.Tensor, 
 class Adagrad(OptimizerV2):
     """The Adagrad optimizer (`tf.keras.optimizers.Adagrad`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting the initial accumulator to an integer variable's dtype (TypeError).
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 

@@ -77,6 +77,8 @@ def adam(params: list, grads: list, m: list, v: list, vhat: Optional[list], *, a
 class Adam(OptimizerV2):
     """The Adam optimizer (`tf.keras.optimizers.Adam`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     def __init__(self, learning_rate: Any = 0.001, beta_1: Any = 0.9, beta_2: Any = 0.999,
                  epsilon: Optional[float] = 1e-7, amsgrad: bool = False, name: str = "Adam",
                  **kwargs: Any) -> None:

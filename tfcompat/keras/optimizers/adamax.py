@@ -48,6 +48,8 @@ def adamax(params: list, grads: list, m: list, v: list, *, lr_t: torch.Tensor, b
 class Adamax(OptimizerV2):
     """The Adamax optimizer (`tf.keras.optimizers.Adamax`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting epsilon to an integer variable's dtype (TypeError), and in a
     # kernel for a bool variable.
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": errors.InvalidArgumentError}

@@ -97,6 +97,8 @@ def ftrl(params: list, grads: list, accumulators: list, linears: list, *, lr_t: 
 class Ftrl(OptimizerV2):
     """The FTRL-proximal optimizer (`tf.keras.optimizers.Ftrl`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting the initial accumulator to an integer variable's dtype (TypeError).
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 

@@ -41,10 +41,11 @@ import torch
 
 from ...framework import variable_protocol as protocol
 from ...variables.resource import same_token
+from ...variables.scatter import runs
 
 __all__ = ["DenseGroup", "HostMirrors", "choose_kernel", "fused_available", "HALF_DTYPES",
            "make_dense_groups", "add_scalar", "add_scalar_", "pow_scalar", "cwise_max", "cwise_max_",
-           "deduplicate", "scalar", "host_value", "round_to", "one_minus"]
+           "deduplicate", "deduplicate_padded", "PAD_INDEX", "scalar", "host_value", "round_to", "one_minus"]
 
 #: Dtypes whose arithmetic torch's fused kernels carry out in float32: TF rounds every
 #: operation to the dtype itself, so these always take the foreach implementations.
@@ -283,21 +284,67 @@ def _passes(inverse: torch.Tensor, counts: torch.Tensor) -> list:
 def deduplicate(values: torch.Tensor, indices: torch.Tensor) -> tuple:
     """Sum the rows of `values` that share an index (TF's `_deduplicate_indexed_slices`).
 
-    Returns `(summed_values, unique_indices)`. As TF's `unsorted_segment_sum`,
+    Returns `(summed_values, unique_indices)`, the indices unique (what
+    `_resource_apply_sparse` is promised). As TF's `unsorted_segment_sum`,
+    each sum starts from zero (so a lone `-0.0` row becomes `+0.0`) and
     the rows of one index are added one at a time, in order of appearance,
     each sum rounded to the dtype (torch's `index_add_` may accumulate
     half-precision rows in float32): see `_passes`.
+
+    `torch.unique` sizes its output by the count of distinct indices, read
+    on the host: free on CPU, one host sync per call on an accelerator
+    (where the built-in optimizers use `deduplicate_padded` instead; a
+    custom `_resource_apply_sparse` still gets exactly unique indices).
     """
     flat = indices.reshape(-1)
     unique, inverse, counts = torch.unique(flat, return_inverse=True, return_counts=True)
     if unique.numel() == flat.numel():
-        return values, flat
+        return values + 0, flat  # (0 + x: TF's sum from zero, which turns -0.0 into +0.0)
     tail = tuple(values.shape[1:])
     rows = values.reshape((flat.numel(),) + tail)
     summed = torch.zeros((unique.numel(),) + tail, dtype=values.dtype, device=values.device)
     for chosen in _passes(inverse, counts):
         summed.index_add_(0, inverse[chosen], rows[chosen])
     return summed, unique.to(indices.dtype)
+
+
+#: The index of a pad of `deduplicate_padded`: out of range for every variable.
+PAD_INDEX = -1
+
+
+def deduplicate_padded(values: torch.Tensor, indices: torch.Tensor) -> tuple:
+    """`deduplicate` in static shapes, with no host read: `(summed, indices, real)`.
+
+    For `n` positions with `u` distinct indices, every result has `n`
+    entries: the first `u` hold the distinct indices (increasing) with
+    their sums, the other `n - u` are pads, with index `PAD_INDEX` (-1) and
+    rows of zeros; `real` is the device mask of the first `u` entries.
+
+    A pad is an out-of-range row, which the accelerator semantics of the
+    variables' gathers and scatters already handle as TF's GPU kernels do: a
+    gather reads zeros, a scatter skips it. So a sparse rule written with
+    the variable API (gather rows, compute, `scatter_update` /
+    `scatter_add`) gets TF's result for the distinct indices, and leaves
+    everything else alone, with no mask of its own. (It is called only
+    where the variables follow the accelerator policy: a variable that
+    validates its indices would reject the pads.)
+
+    Each sum starts from zero and adds its rows in one `index_add_`
+    (position order: on CPU, one at a time in order of appearance, as
+    `deduplicate`; on a GPU in the unspecified order of its atomics, as
+    TF's GPU `unsorted_segment_sum`; half precision may accumulate in
+    float32, so a sum of three or more rows can differ from TF's CPU
+    rounding by an ulp).
+    """
+    flat = indices.reshape(-1)
+    n = flat.numel()
+    tail = tuple(values.shape[1:])
+    rows = values.reshape((n,) + tail)
+    r = runs(flat)
+    summed = torch.zeros((n,) + tail, dtype=values.dtype, device=values.device)
+    summed.index_add_(0, r.slot, rows)
+    padded = torch.where(r.real, r.index, PAD_INDEX)
+    return summed, padded.to(indices.dtype), r.real
 
 
 def _zero_sign(value: Any) -> float:

@@ -69,6 +69,8 @@ def nadam(params: list, grads: list, m: list, v: list, *, lr_t: torch.Tensor, ep
 class Nadam(OptimizerV2):
     """The Nadam optimizer (`tf.keras.optimizers.Nadam`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting the schedule decay to an integer variable's dtype (TypeError).
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": TypeError}
 
@@ -146,12 +148,12 @@ class Nadam(OptimizerV2):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         g_prime = grad / c["one_minus_m_schedule_new"]
         m.assign(m.value() * c["beta_1_t"])
-        m_rows = self._resource_scatter_add(m, indices, grad * c["one_minus_beta_1_t"]).index_select(
-            0, indices.to(torch.long))
+        self._resource_scatter_add(m, indices, grad * c["one_minus_beta_1_t"])
+        m_rows = m.sparse_read(indices)  # (TF's tf.gather: zeros for a row out of range on a GPU)
         m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * (m_rows / c["one_minus_m_schedule_next"])
         v.assign(v.value() * c["beta_2_t"])
-        v_rows = self._resource_scatter_add(v, indices, grad * grad * c["one_minus_beta_2_t"]).index_select(
-            0, indices.to(torch.long))
+        self._resource_scatter_add(v, indices, grad * grad * c["one_minus_beta_2_t"])
+        v_rows = v.sparse_read(indices)
         v_t_prime = v_rows / c["v_t_prime_denominator"]
         return var.scatter_add(IndexedSlices(
             c["neg_lr_t"] * m_t_bar / (torch.sqrt(v_t_prime) + c["epsilon"]), indices))

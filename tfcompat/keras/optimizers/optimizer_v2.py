@@ -220,7 +220,9 @@ class OptimizerV2(OptimizerWeights):
         Everything is validated before anything changes: variables that are
         not floating point (TF's exception class for the optimizer,
         `InvalidArgumentError` for most), gradients of the wrong shape or
-        dtype (`InvalidArgumentError`), out-of-range sparse indices,
+        dtype (`InvalidArgumentError`), out-of-range sparse indices (where
+        TF's kernels check them, on CPU; on an accelerator, as TF's GPU
+        kernels, the update skips those rows and reads nothing on the host),
         constraints on sparse updates (`RuntimeError`), cross-replica context
         (`RuntimeError`). The gradients are checked as given (before a
         cross-replica reduction sees them) and again as the aggregator,
@@ -510,9 +512,53 @@ class OptimizerV2(OptimizerWeights):
 
     def _resource_apply_sparse_duplicate_indices(self, grad: torch.Tensor, handle: Variable,
                                                  indices: torch.Tensor, **kwargs: Any) -> Any:
-        """Sum duplicate indices, then `_resource_apply_sparse`."""
+        """Sum duplicate indices, then `_resource_apply_sparse` (TF's `_deduplicate_indexed_slices`).
+
+        Where TF validates indices (CPU), the indices are made unique with
+        `torch.unique`, as TF's `tf.unique`. On an accelerator that would
+        read the count of distinct indices on the host every step, so a
+        built-in rule (`_SPARSE_RULE_TAKES_PADS`) gets the static-shape
+        `deduplicate_padded` instead: the distinct indices with their sums,
+        then out-of-range pads its gathers read as zeros and its scatters
+        skip. A custom `_resource_apply_sparse` (or `_resource_scatter_add` /
+        `_resource_scatter_update`) is promised unique indices by TF's API
+        and keeps getting exactly those, at the cost of that one host sync.
+        """
+        if self._sparse_rule_takes_pads() and not step_plan.validates_on_host(handle):
+            summed, padded, _ = multi_tensor.deduplicate_padded(grad, indices)
+            return self._resource_apply_sparse(summed, handle, padded, **kwargs)
         summed, unique = multi_tensor.deduplicate(grad, indices)
         return self._resource_apply_sparse(summed, handle, unique, **kwargs)
+
+    #: Set to True in the body of an optimizer class whose `_resource_apply_sparse` (its own or
+    #: inherited) is correct for padded indices (`multi_tensor.deduplicate_padded`): it reads
+    #: and writes rows only through the variable API (`sparse_read`, `scatter_*`), whose
+    #: accelerator semantics skip the pads. The built-in optimizers do.
+    _SPARSE_RULE_TAKES_PADS = False
+
+    @classmethod
+    def _sparse_rule_takes_pads(cls) -> bool:
+        """Whether this class's sparse rule takes padded indices (see `_SPARSE_RULE_TAKES_PADS`).
+
+        Only a declaration in the class that defines `_resource_apply_sparse`
+        or in a subclass of it counts (the nearest one), and only while the
+        scatter helpers are the base class's: a subclass that overrides the
+        rule or a helper without declaring it gets unique indices, as TF
+        promises.
+        """
+        cached = cls.__dict__.get("_sparse_pads_ok")
+        if cached is None:
+            cached = False
+            for k in cls.__mro__:
+                if "_SPARSE_RULE_TAKES_PADS" in k.__dict__:
+                    cached = bool(k.__dict__["_SPARSE_RULE_TAKES_PADS"])
+                    break
+                if "_resource_apply_sparse" in k.__dict__:
+                    break  # (the rule's owner declared nothing)
+            cached = (cached and cls._resource_scatter_add is OptimizerV2._resource_scatter_add
+                      and cls._resource_scatter_update is OptimizerV2._resource_scatter_update)
+            setattr(cls, "_sparse_pads_ok", cached)
+        return cached
 
     def _resource_apply_sparse(self, grad: torch.Tensor, handle: Variable, indices: torch.Tensor,
                                apply_state: Optional[dict]) -> Any:

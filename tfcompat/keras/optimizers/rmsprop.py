@@ -90,6 +90,8 @@ def rmsprop(params: list, grads: list, rms: list, mg: Optional[list], momentum_b
 class RMSprop(OptimizerV2):
     """The RMSprop optimizer (`tf.keras.optimizers.RMSprop`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     # TF fails converting epsilon to an integer variable's dtype (TypeError), and in a
     # kernel for a bool variable.
     _NON_FLOAT_ERRORS = {"int": TypeError, "bool": errors.InvalidArgumentError}
@@ -179,13 +181,13 @@ class RMSprop(OptimizerV2):
             mom.scatter_update(IndexedSlices(mom_rows, indices))
             return var.scatter_sub(IndexedSlices(mom_rows, indices))
         rms.assign(rms.value() * rho)
-        rms_t = self._resource_scatter_add(rms, indices, grad * grad * omr)
-        denom = rms_t.index_select(0, indices.to(torch.long))
+        self._resource_scatter_add(rms, indices, grad * grad * omr)
+        denom = rms.sparse_read(indices)  # (TF's tf.gather: zeros for a row out of range on a GPU)
         if self.centered:
             mg = self.get_slot(var, "mg")
             mg.assign(mg.value() * rho)
-            mg_t = self._resource_scatter_add(mg, indices, grad * omr)
-            mg_rows = mg_t.index_select(0, indices.to(torch.long))
+            self._resource_scatter_add(mg, indices, grad * omr)
+            mg_rows = mg.sparse_read(indices)
             denom = denom - mg_rows * mg_rows
         return var.scatter_add(IndexedSlices(c["neg_lr_t"] * grad / (torch.sqrt(denom) + eps), indices))
 

@@ -128,6 +128,8 @@ def sgd(params: list, grads: list, momentum_buffers: Optional[list], *, lr: torc
 class SGD(OptimizerV2):
     """Gradient descent with momentum (`tf.keras.optimizers.SGD`)."""
 
+    _SPARSE_RULE_TAKES_PADS = True  # (rows only through the variable API: see OptimizerV2)
+
     def __init__(self, learning_rate: Any = 0.01, momentum: Any = 0.0, nesterov: bool = False,
                  name: str = "SGD", **kwargs: Any) -> None:
         super().__init__(name, **kwargs)

@@ -39,9 +39,11 @@ from ...framework import device as device_lib
 from ...framework import variable_protocol as protocol
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor_conversion import convert_to_tensor
+from ...ops._indices import checks_on_host
+from ...variables.scatter import check_gather_indices
 
 __all__ = ["StepPlan", "PlanCache", "CheckedStep", "StepCoefficients", "split_grads", "check_gradient",
-           "checked_gradients", "rechecked_gradients"]
+           "checked_gradients", "rechecked_gradients", "validates_on_host"]
 
 _log = logging.getLogger("tfcompat")
 
@@ -204,6 +206,21 @@ def rechecked_gradients(checked: CheckedStep, grads_and_vars: Any,
     return checked_gradients(plan, variables, grads, known)
 
 
+def validates_on_host(var: Any) -> bool:
+    """Whether TF's kernels for `var`'s device validate sparse indices (its CPU kernels do).
+
+    A `ResourceVariable` fixed its answer when it was created (see
+    `tfcompat.testing.accelerator_policy`); other variables answer by their
+    device. Where this is False, nothing about a sparse gradient's data is
+    read on the host: an out-of-range row is skipped by the update, as by
+    TF's GPU kernels.
+    """
+    own = getattr(var, "_checks_on_host", None)
+    if own is not None:
+        return bool(own)
+    return checks_on_host(var._torch_device())
+
+
 def check_gradient(grad: Any, var: Any) -> Any:
     """The gradient as a tensor or IndexedSlices matching `var`, or an error (in TF's classes)."""
     shape = var._current_shape()
@@ -222,8 +239,8 @@ def check_gradient(grad: Any, var: Any) -> Any:
             raise errors.InvalidArgumentError(
                 None, None, f"Sparse gradient values of shape {list(values.shape)} with "
                 f"{indices.numel()} indices do not fit variable {var.name} of shape {list(shape)}.")
-        from ...variables.scatter import check_gather_indices
-        check_gather_indices(indices, shape[0])
+        if validates_on_host(var):  # (TF's GPU kernels skip an out-of-range row instead)
+            check_gather_indices(indices, shape[0])
         return grad
     g = grad if isinstance(grad, torch.Tensor) else convert_to_tensor(grad, dtype=var.dtype)
     if g.dtype is not want:
