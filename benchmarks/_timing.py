@@ -84,9 +84,14 @@ def interleaved(fns: Mapping[str, TimerLike], repeat: int, numbers: Optional[Map
     timers = _timers(fns, device, warmup)
     numbers = {name: (numbers or {}).get(name, 1) for name in timers}
     runs: Dict[str, list] = {name: [] for name in timers}
-    for _ in range(repeat):
-        for name, timer in timers.items():
-            runs[name].append(timer.run(numbers[name]) / numbers[name])
+    names = list(timers)
+    for r in range(repeat):
+        # The order rotates, so that each timer follows every other one equally often: a
+        # library whose threads keep spinning after their run (TF's do) slows whichever
+        # timer comes next, and that must not always be the same one.
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            runs[name].append(timers[name].run(numbers[name]) / numbers[name])
     return {name: statistics.median(r) for name, r in runs.items()}
 
 

@@ -241,9 +241,10 @@ def apply(kind: str, target: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor,
         _apply_unchecked(kind, target, idx, upd, valid)
     elif kind == "update":
         target.index_copy_(0, idx, upd)
-    elif kind in ("add", "sub") and target.dtype in _HALF:
-        # TF adds each duplicate in turn, rounding after each; torch's index_add_ sums a row's
-        # duplicates in float32 first (float16 2048 + 1 + 1 + 1 + 1: TF 2048, torch 2052).
+    elif kind in ("add", "sub") and target.dtype in _HALF and target.dim() > 1:
+        # TF adds each duplicate in turn, rounding after each; torch's CPU index_add_ does too,
+        # except into rows of half precision, which it sums in float32 first (float16
+        # 2048 + 1 + 1 + 1 + 1: TF 2048, torch 2052).
         _combine_rows(target, idx, upd, torch.add if kind == "add" else torch.sub)
     elif kind == "add":
         target.index_add_(0, idx, upd)

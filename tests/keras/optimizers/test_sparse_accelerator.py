@@ -361,3 +361,23 @@ def test_a_sparse_step_touches_only_the_gradient_rows(pair, accelerator):
         assert mode.seen, "(the check sees the dense slot decay of Keras' rule)"
     else:
         assert not mode.seen, f"{config_id(pair)} made variable-sized temporaries: {mode.seen}"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("tail", [(), (7,)])
+def test_cpu_dedup_adds_duplicates_one_at_a_time_in_order(dtype, tail):
+    # TF's unsorted_segment_sum order. `deduplicate` relies on torch's CPU index_add_ doing
+    # exactly that except for half-precision rows (see multi_tensor._sequential_index_add):
+    # if a torch release changes its kernel, this fails.
+    gen = torch.Generator().manual_seed(3)
+    idx = torch.randint(0, 4, (300,), generator=gen)
+    scale = torch.logspace(-3, 3, 300).reshape((300,) + (1,) * len(tail))
+    values = (torch.randn((300,) + tail, generator=gen) * scale).to(dtype)
+    summed, unique = multi_tensor.deduplicate(values, idx)
+    expected = torch.zeros((unique.numel(),) + tail, dtype=dtype)
+    for i in range(300):
+        row = int(torch.nonzero(unique == idx[i]))
+        expected[row] = expected[row] + values[i]
+    assert torch.equal(summed, expected)
+    plain = torch.zeros_like(expected).index_add_(0, torch.searchsorted(unique, idx), values)
+    assert torch.equal(plain, expected) == multi_tensor._sequential_index_add(expected)

@@ -303,9 +303,21 @@ def deduplicate(values: torch.Tensor, indices: torch.Tensor) -> tuple:
     tail = tuple(values.shape[1:])
     rows = values.reshape((flat.numel(),) + tail)
     summed = torch.zeros((unique.numel(),) + tail, dtype=values.dtype, device=values.device)
-    for chosen in _passes(inverse, counts):
-        summed.index_add_(0, inverse[chosen], rows[chosen])
+    if _sequential_index_add(summed):
+        summed.index_add_(0, inverse, rows)  # adds source rows one after another, in order
+    else:
+        for chosen in _passes(inverse, counts):
+            summed.index_add_(0, inverse[chosen], rows[chosen])
     return summed, unique.to(indices.dtype)
+
+
+def _sequential_index_add(target: torch.Tensor) -> bool:
+    """Whether torch's `index_add_` into `target` adds the source rows one after another in
+    order, each rounded in the dtype (TF's `unsorted_segment_sum` order): its CPU kernel does,
+    except for rows of float16/bfloat16, which it accumulates in float32 (checked on torch
+    2.13; `tests/keras/optimizers/test_sparse_accelerator.py` pins it)."""
+    return target.device.type == "cpu" and (
+        target.dtype not in (torch.float16, torch.bfloat16) or target.dim() == 1)
 
 
 #: The index of a pad of `deduplicate_padded`: out of range for every variable.
