@@ -12,9 +12,12 @@ import json
 import os
 from typing import Any
 
+import ml_dtypes
+import numpy as np
+
 FIXTURE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
-__all__ = ["FIXTURE_DIR", "fixture_path", "load_fixture"]
+__all__ = ["FIXTURE_DIR", "fixture_path", "load_fixture", "as_numpy_prints"]
 
 
 def fixture_path(name: str) -> str:
@@ -43,3 +46,33 @@ def load_fixture(name: str) -> Any:
             "matching tests/conformance/gen_*.py script (needs TensorFlow)"
         )
     return _load(path)
+
+
+# The ml_dtypes the fixtures were recorded with (TF 2.21's environment) spell
+# their dtypes in numpy reprs as `dtype=bfloat16`; ml_dtypes 0.7 spells
+# `dtype=dtype(bfloat16)`. TF prints a tensor's value with numpy's repr, so TF
+# itself prints whichever spelling the installed ml_dtypes gives (TF 2.21 with
+# ml_dtypes 0.7 prints `numpy=array([1.5], dtype=dtype(bfloat16))`).
+_RECORDED_SPELLING = {name: f"dtype={name})" for name in ("bfloat16",)}
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_spelling(name: str) -> str:
+    text = repr(np.array([1.5], dtype=getattr(ml_dtypes, name)))
+    return text[text.index("dtype="):]
+
+
+def as_numpy_prints(expected: Any) -> Any:
+    """TF's recorded result with each numpy repr of an ml_dtypes array spelled
+    as the installed numpy and ml_dtypes print it (what TF would print here).
+    Only the dtype's spelling changes; values and everything else stay TF's."""
+    if isinstance(expected, str):
+        for name, recorded in _RECORDED_SPELLING.items():
+            if recorded in expected:
+                expected = expected.replace(recorded, _installed_spelling(name))
+        return expected
+    if isinstance(expected, dict):
+        return {k: as_numpy_prints(v) for k, v in expected.items()}
+    if isinstance(expected, list):
+        return [as_numpy_prints(v) for v in expected]
+    return expected

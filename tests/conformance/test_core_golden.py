@@ -26,7 +26,7 @@ import pytest
 
 import tfcompat
 from tests.conformance import programs
-from tests.conformance.fixtures import load_fixture
+from tests.conformance.fixtures import as_numpy_prints, load_fixture
 
 DATA = load_fixture("core")
 SECTIONS = DATA["sections"]
@@ -110,12 +110,12 @@ def replay(section: str, case: dict) -> None:
     runner = programs.RUNNERS[SECTIONS[section]["runner"]]
     out = runner(tfcompat, case)
     problems: list = []
-    expected = case["result"]
+    expected = as_numpy_prints(case["result"])
     if case["id"] in DELIBERATE:
         expected = _documented(expected, DELIBERATE[case["id"]][1])
     compare(expected, out["result"], "result", problems)
     if "after" in case:
-        compare(case["after"], out.get("after"), "value after", problems)
+        compare(as_numpy_prints(case["after"]), out.get("after"), "value after", problems)
     if problems:
         # The problems say everything; a traceback through the harness would not.
         pytest.fail("\n".join(problems), pytrace=False)

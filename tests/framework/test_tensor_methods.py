@@ -34,15 +34,17 @@ import torch
 import tfcompat as tf
 from tfcompat.framework import numpy_interop, tensor_methods
 from tfcompat.framework.object_identity import Reference
+from tests.conformance.fixtures import as_numpy_prints
 
 TORCH_NUMPY = torch._C.TensorBase.numpy  # torch's own method, whatever tfcompat added
 HAS_CUDA = torch.cuda.is_available()
 ADDED = ("numpy", "get_shape", "ref", "experimental_ref")
 
 # Recorded from TF 2.21 (see the module docstring).
-TF_BF16_ARRAY_REPR = "array([1.5, 2.25, 3], dtype=bfloat16)"
-TF_BF16_TENSOR_REPR = ("<tf.Tensor: shape=(3,), dtype=bfloat16, "
-                       "numpy=array([1.5, 2.25, 3], dtype=bfloat16)>")
+# recorded with ml_dtypes 0.6; as_numpy_prints spells the dtype as the installed one prints it
+TF_BF16_ARRAY_REPR = as_numpy_prints("array([1.5, 2.25, 3], dtype=bfloat16)")
+TF_BF16_TENSOR_REPR = as_numpy_prints("<tf.Tensor: shape=(3,), dtype=bfloat16, "
+                                      "numpy=array([1.5, 2.25, 3], dtype=bfloat16)>")
 TF_BF16_SCALAR_TENSOR_REPR = "<tf.Tensor: shape=(), dtype=bfloat16, numpy=1.0002555517425873e+30>"
 TF_SCALAR_TYPES = {  # type(tf.constant(value, dtype).numpy()) for a 0-d tensor
     "float32": np.float32, "int32": np.int32, "bool": np.bool_, "bfloat16": ml_dtypes.bfloat16,
@@ -436,7 +438,7 @@ def test_opt_out_leaves_torch_untouched(value):
     assert seen["added"] == [] and seen["removed"] == [] and seen["changed"] == []
     assert seen["numpy_is_torchs"] and seen["has"] == [] and seen["installed"] == []
     assert seen["base_same"]
-    assert seen["bf16_repr"].endswith("numpy=array([1.5], dtype=bfloat16)>")
+    assert seen["bf16_repr"].endswith(as_numpy_prints("numpy=array([1.5], dtype=bfloat16)>"))
 
 
 def test_other_values_keep_the_additions():
