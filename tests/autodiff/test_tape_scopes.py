@@ -27,17 +27,6 @@ def test_watch_gives_the_tensor_back_when_the_tape_ends():
     assert not z.requires_grad  # later computations build no graph
 
 
-def test_a_tape_that_never_watched_a_tensor_gets_none():
-    x = tf.constant(2.0)
-    with tf.GradientTape() as first:
-        first.watch(x)
-        y = x * x
-    with tf.GradientTape() as second:
-        z = x * x * x
-    assert float(first.gradient(y, x)) == 4.0
-    assert second.gradient(z, x) is None  # TF: None (tfcompat used to give 12.0)
-
-
 def test_watching_in_nested_tapes_counts_holders():
     x = tf.constant(3.0)
     with tf.GradientTape(persistent=True) as outer:

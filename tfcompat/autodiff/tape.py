@@ -131,12 +131,7 @@ def _new_leaf(var: Any, key: int, value: torch.Tensor, leaves: _Leaves) -> Optio
             if key in tape._watched_vars or (tape._watch_accessed and var.trainable):
                 if leaf is None:
                     leaf = value.detach().requires_grad_(True)
-                recorded = tape._dense.get(key)
-                if recorded is None:
-                    tape._dense[key] = [leaf]
-                    tape._seen[key] = var
-                else:
-                    recorded.append(leaf)
+                tape._record_dense(var, leaf)
     leaves.leaf[key] = leaf
     leaves.source[key] = value
     return leaf

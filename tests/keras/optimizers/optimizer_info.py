@@ -45,7 +45,7 @@ from tfcompat.keras import optimizers as keras_optimizers
 __all__ = [
     "OptimizerConfig", "InvalidArg", "HyperRange", "OptimizerInfo", "OPTIMIZER_INFOS", "INFO_BY_NAME",
     "ALL_CONFIGS", "MODIFIERS", "SCHEDULE_KWARGS", "BASE_INVALID", "tolerance", "config_id",
-    "resolve_kwargs", "build", "to_tf_grad", "to_numpy",
+    "resolve_kwargs", "build", "to_tf_grad", "to_numpy", "count_multi_tensor_calls",
 ]
 
 
@@ -524,6 +524,20 @@ def to_numpy(x: Any) -> Any:
     return t.numpy()
 
 
+def count_multi_tensor_calls(info: "OptimizerInfo", monkeypatch: Any) -> list:
+    """Make `info.cls`'s multi-tensor update record each call's group size in the list returned."""
+    calls: list = []
+    fast = info.cls._multi_tensor_apply_dense
+
+    def spy(self, group, grads, coefficients):
+        calls.append(len(group))
+        return fast(self, group, grads, coefficients)
+
+    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
+    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    return calls
+
+
 def _check_table() -> None:
     """Cheap self-consistency of the table (runs at import)."""
     for info in OPTIMIZER_INFOS:
@@ -538,3 +552,4 @@ def _check_table() -> None:
 
 
 _check_table()
+

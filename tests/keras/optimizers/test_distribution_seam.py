@@ -22,7 +22,7 @@ import tfcompat as tf
 from tfcompat.distribute import distribute_lib
 from tfcompat.distribute.reduce_util import ReduceOp
 
-from optimizer_info import OPTIMIZER_INFOS, build, to_numpy, tolerance
+from optimizer_info import OPTIMIZER_INFOS, build, count_multi_tensor_calls, to_numpy, tolerance
 
 INFO_IDS = [i.name for i in OPTIMIZER_INFOS]
 PATHS = (True, False)
@@ -322,15 +322,7 @@ def test_a_strategy_that_repacks_the_pairs_keeps_the_fast_path(info, monkeypatch
     """The merge function and the batch update find everything they cached from the variables
     themselves: a strategy that rebuilds every list and tuple on the way still gets one
     multi-tensor update per (device, dtype) group, planned once, with identical results."""
-    calls = []
-    fast = info.cls._multi_tensor_apply_dense
-
-    def spy(self, group, grads, coefficients):
-        calls.append(len(group))
-        return fast(self, group, grads, coefficients)
-
-    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
-    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    calls = count_multi_tensor_calls(info, monkeypatch)
     strategy = RepackingStrategy()
     with strategy.scope():
         opt = build(info, info.typical_kwargs())

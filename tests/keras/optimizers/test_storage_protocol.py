@@ -29,7 +29,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import optimizers as keras_optimizers
 from tfcompat.variables.resource import Resource
 
-from optimizer_info import OPTIMIZER_INFOS, build, to_numpy
+from optimizer_info import OPTIMIZER_INFOS, build, count_multi_tensor_calls, to_numpy
 
 INFO_IDS = [i.name for i in OPTIMIZER_INFOS]
 
@@ -85,15 +85,7 @@ _INIT = [np.array([1.0, -2.0, 0.5], np.float32), np.array([[0.25, -1.0], [3.0, 0
 
 @pytest.mark.parametrize("info", OPTIMIZER_INFOS, ids=INFO_IDS)
 def test_any_variable_with_a_storage_cell_takes_the_multi_tensor_path(info, monkeypatch):
-    calls = []
-    fast = info.cls._multi_tensor_apply_dense
-
-    def spy(self, group, grads, coefficients):
-        calls.append(len(group))
-        return fast(self, group, grads, coefficients)
-
-    monkeypatch.setattr(info.cls, "_multi_tensor_apply_dense", spy)
-    monkeypatch.setattr(info.cls, "_multi_tensor_ok", True, raising=False)  # the spy is not an override
+    calls = count_multi_tensor_calls(info, monkeypatch)
     opt = build(info, info.typical_kwargs())
     variables = [CellVariable(x, f"c{i}") for i, x in enumerate(_INIT)]
     assert not any(hasattr(v, "_resource") for v in variables)
