@@ -404,6 +404,18 @@ def canonical_name(logical: str) -> str:
     return f"/job:{_runtime.job}/replica:0/task:{_runtime.task}/device:{logical}"
 
 
+def canonicalize(name: Any) -> str:
+    """The full TF name (`/job:localhost/replica:0/task:0/device:CPU:1`) a device name places on.
+
+    Takes full, short (`"/cpu:1"`, `"GPU:0"`) or partial names, a `DeviceSpec`, or a torch
+    device, after soft placement (TF's `device_util.canonicalize`).
+    """
+    if isinstance(name, torch.device):
+        return name_of_torch_device(name)
+    spec = name if isinstance(name, DeviceSpec) else DeviceSpec.from_string(name)
+    return canonical_name(_resolve(spec))
+
+
 def torch_device_for(name: Any) -> torch.device:
     """The torch device behind a TF device name (full, short or partial), after placement."""
     if isinstance(name, torch.device):
