@@ -1,11 +1,18 @@
-"""`tf.distribute`: strategies, replica contexts, reductions."""
+"""`tf.distribute`: strategies, replica contexts, distributed values, reductions."""
 
-from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended,
+from . import distributed_variables, values
+from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended, ValueContext,
                              experimental_set_strategy, get_cross_replica_context,
                              get_replica_context, get_strategy, has_strategy,
                              in_cross_replica_context)
+from .distributed_variables import (AggregatingVariable, DistributedVariable, MirroredVariable,
+                                    SyncOnReadVariable)
+from .mirrored_strategy import MirroredStrategy
 from .reduce_util import ReduceOp
+from .values import DistributedValues, Mirrored, PerReplica
 
 __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_strategy",
            "has_strategy", "get_replica_context", "get_cross_replica_context",
-           "in_cross_replica_context", "experimental_set_strategy"]
+           "in_cross_replica_context", "experimental_set_strategy", "MirroredStrategy",
+           "DistributedValues", "PerReplica", "Mirrored", "DistributedVariable",
+           "MirroredVariable", "SyncOnReadVariable", "AggregatingVariable", "ValueContext"]

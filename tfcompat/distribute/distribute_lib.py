@@ -29,7 +29,7 @@ from .reduce_util import ReduceOp
 __all__ = [
     "Strategy", "StrategyExtended", "ReplicaContext", "get_strategy", "has_strategy",
     "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
-    "experimental_set_strategy",
+    "experimental_set_strategy", "ValueContext",
 ]
 
 
@@ -122,9 +122,15 @@ class ReplicaContext:
     `PerReplica` values, for strategies with several replicas).
     """
 
-    def __init__(self, strategy: "Strategy", replica_id_in_sync_group: Any = 0) -> None:
+    def __init__(self, strategy: "Strategy", replica_id_in_sync_group: Any = 0,
+                 local_replica_id: Optional[int] = None) -> None:
         self._strategy = strategy
         self._replica_id = replica_id_in_sync_group
+        # The index of this replica's components in distributed values (the global id minus
+        # the replicas of earlier workers, under a multi-worker strategy).
+        self._local_replica_id = replica_id_in_sync_group if local_replica_id is None \
+            else local_replica_id
+        self._is_default = strategy is _default_state.get("strategy")
 
     @property
     def strategy(self) -> "Strategy":
@@ -140,22 +146,60 @@ class ReplicaContext:
 
     @property
     def devices(self) -> tuple:
-        return self._strategy.extended.worker_devices[:1]
+        """The devices this replica computes on (one)."""
+        devices = self._strategy.extended.worker_devices
+        return (devices[self._local_replica_id],) if self._local_replica_id < len(devices) \
+            else devices[:1]
 
     def merge_call(self, merge_fn: Callable[..., Any], args: tuple = (),
                    kwargs: Optional[dict] = None) -> Any:
-        """Run `merge_fn(strategy, *args, **kwargs)` in cross-replica context."""
-        kwargs = kwargs or {}
-        with _enter(_Context(self._strategy, None)):
-            return merge_fn(self._strategy, *args, **kwargs)
+        """Run `merge_fn(strategy, *args, **kwargs)` once, in cross-replica context.
+
+        Every replica pauses at its call; `merge_fn` then sees each argument
+        as a `PerReplica` value of the replicas' arguments (or the one object
+        they all passed), and each replica gets its part of the result
+        (`select_replica`). Replicas must make the same merge calls in the
+        same order.
+        """
+        kwargs = dict(kwargs or {})
+        if not isinstance(args, tuple):
+            args = tuple(args)
+        if self._is_default or self._strategy.extended._local_replicas() == 1:
+            with _enter(_Context(self._strategy, None)):
+                result = merge_fn(self._strategy, *args, **kwargs)
+            return result
+        return self._strategy.extended._merge_call(self, merge_fn, args, kwargs)
 
     def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
-        """Reduce `value` (a nest of tensors) across replicas; every replica gets the result."""
+        """Reduce `value` (a nest of tensors, `IndexedSlices` included) across replicas; every
+        replica gets the result. One batched reduction for the whole nest."""
         reduce_op = ReduceOp.from_value(reduce_op)
         flat = nest.flatten(value)
-        reduced = self.merge_call(
-            lambda strategy: strategy.extended.batch_reduce_to(reduce_op, [(t, None) for t in flat]))
-        return nest.pack_sequence_as(value, list(reduced))
+        if not flat:
+            return value
+
+        def merge(strategy: "Strategy", *per_replica: Any) -> list:
+            return list(strategy.extended.batch_reduce_to(
+                reduce_op, [(t, None) for t in per_replica]))
+
+        reduced = self.merge_call(merge, args=tuple(flat))
+        from .values import select_replica
+        local = select_replica(self._local_replica_id, list(reduced))
+        return nest.pack_sequence_as(value, local)
+
+    def all_gather(self, value: Any, axis: int, options: Any = None) -> Any:
+        """Concatenate every replica's `value` (a nest of tensors) along `axis`; every replica
+        gets the whole result, in replica order."""
+        flat = nest.flatten(value)
+        if not flat:
+            return value
+
+        def merge(strategy: "Strategy", *per_replica: Any) -> list:
+            return [strategy.extended._gather_to(t, axis) for t in per_replica]
+
+        gathered = self.merge_call(merge, args=tuple(flat))
+        from .values import select_replica
+        return nest.pack_sequence_as(value, select_replica(self._local_replica_id, gathered))
 
 
 class StrategyExtended:
@@ -186,16 +230,70 @@ class StrategyExtended:
         return value
 
     def reduce_to(self, reduce_op: Any, value: Any, destinations: Any, options: Any = None) -> Any:
+        """Combine a per-replica `value` onto `destinations` (a variable, a distributed value,
+        a device name; None: where `value` lives). Cross-replica context only."""
+        _require_cross_replica(self, "reduce_to")
         return self._reduce_to(ReduceOp.from_value(reduce_op), value, destinations)
 
     def batch_reduce_to(self, reduce_op: Any, value_destination_pairs: Any, options: Any = None) -> list:
         """Reduce many `(value, destination)` pairs at once (gradients: one call per step)."""
+        _require_cross_replica(self, "batch_reduce_to")
         return self._batch_reduce_to(ReduceOp.from_value(reduce_op), list(value_destination_pairs))
+
+    def broadcast_to(self, tensor: Any, destinations: Any) -> Any:
+        """`tensor` on every device of `destinations` (a `Mirrored` value for several)."""
+        return self._broadcast_to(tensor, destinations)
 
     def update(self, var: Any, fn: Callable[..., Any], args: tuple = (), kwargs: Optional[dict] = None,
                group: bool = True) -> Any:
-        """Run `fn(var_component, *args)` for each of `var`'s components (one, by default)."""
-        return self._update(var, fn, args, kwargs or {}, group)
+        """Run `fn(var_component, *args)` for each of `var`'s components (one, by default).
+
+        Each call sees its replica's part of `args`/`kwargs`; with `group`
+        the results come back regrouped (`Mirrored`), else as a tuple per
+        distributed result. Cross-replica context only.
+        """
+        _require_cross_replica(self, "update")
+        return self._update(var, fn, tuple(args), dict(kwargs or {}), group)
+
+    def read_var(self, var: Any) -> Any:
+        """The seed's `read_var`: `var`'s value as cross-replica code sees it."""
+        return var.read_value()
+
+    def value_container(self, value: Any) -> Any:
+        """The distributed variable `value` is a component of, or `value` itself."""
+        from .values import value_container
+        return value_container(value)
+
+    def experimental_run_steps_on_iterator(self, fn: Callable[..., Any], iterator: Any,
+                                           iterations: int = 1, initial_loop_values: Any = None) -> Any:
+        """The seed's multi-step loop: `fn(ctx, inputs)` runs `iterations` times on the
+        replicas, each time on the iterator's next element; returns the `MultiStepContext`."""
+        from .multi_step import run_steps_on_iterator
+        return run_steps_on_iterator(self._container_strategy, fn, iterator, iterations,
+                                     initial_loop_values)
+
+    # -- what a strategy with several replicas provides ------------------------
+    def _local_replicas(self) -> int:
+        """Replicas in this process (threads of one `run`)."""
+        return 1
+
+    def _global_replica_id(self, local_id: int) -> int:
+        return local_id
+
+    def _merge_call(self, replica_ctx: "ReplicaContext", fn: Callable[..., Any], args: tuple,
+                    kwargs: dict) -> Any:
+        from .mirrored_run import merge_call
+        return merge_call(replica_ctx, fn, args, kwargs)
+
+    def _gather_to(self, value: Any, axis: int) -> Any:
+        from ..framework.tensor_conversion import convert_to_tensor
+        from .values import DistributedValues
+        parts = value.values if isinstance(value, DistributedValues) else (value,)
+        import torch
+        return torch.cat([convert_to_tensor(p) for p in parts], dim=axis)
+
+    def _broadcast_to(self, tensor: Any, destinations: Any) -> Any:
+        return tensor
 
     def batch_update(self, var_grad_pairs: list, fn: Callable[[list], Any]) -> Any:
         """tfcompat extension: apply `fn` to many `(variable, value)` pairs at once.
@@ -211,7 +309,15 @@ class StrategyExtended:
 
     def update_non_slot(self, colocate_with: Any, fn: Callable[..., Any], args: tuple = (),
                         kwargs: Optional[dict] = None, group: bool = True) -> Any:
-        return fn(*args, **(kwargs or {}))
+        """Run `fn(*args)` once per device of `colocate_with` (variables that are not slots:
+        the seed's `_finish` updates of optimizer-wide state)."""
+        _require_cross_replica(self, "update_non_slot")
+        return self._update_non_slot(colocate_with, fn, tuple(args), dict(kwargs or {}), group)
+
+    def _update_non_slot(self, colocate_with: Any, fn: Callable[..., Any], args: tuple,
+                         kwargs: dict, group: bool) -> Any:
+        result = fn(*args, **kwargs)
+        return result if group else (result,)
 
     # -- the hooks a distributed strategy overrides --------------------------
     def _reduce_to(self, reduce_op: ReduceOp, value: Any, destinations: Any) -> Any:
@@ -229,8 +335,26 @@ class StrategyExtended:
 
     def _call_for_each_replica(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         strategy = self._container_strategy
-        with _enter(_Context(strategy, ReplicaContext(strategy, 0))):
-            return fn(*args, **kwargs)
+        if self._local_replicas() > 1:
+            from .mirrored_run import call_for_each_replica
+            return call_for_each_replica(strategy, fn, args, kwargs)
+        from .values import select_replica
+        with _enter(_Context(strategy, ReplicaContext(strategy, self._global_replica_id(0), 0))):
+            return fn(*select_replica(0, args), **select_replica(0, kwargs))
+
+    def _reduce(self, reduce_op: ReduceOp, value: Any) -> Any:
+        """`strategy.reduce` without an axis: one tensor on the current device."""
+        from ..framework import device as device_lib
+        reduced = self.reduce_to(reduce_op, value, destinations=device_lib.current_device())
+        from .values import DistributedValues
+        return reduced.values[0] if isinstance(reduced, DistributedValues) else reduced
+
+
+def _require_cross_replica(extended: StrategyExtended, method: str) -> None:
+    ctx = _current().replica_context
+    if ctx is not None and not ctx._is_default:
+        raise RuntimeError(f"Method `{method}` requires being in cross-replica context, use "
+                           "get_replica_context().merge_call()")
 
 
 class Strategy:
@@ -279,27 +403,103 @@ class Strategy:
 
     def run(self, fn: Callable[..., Any], args: tuple = (), kwargs: Optional[dict] = None,
             options: Any = None) -> Any:
-        """Run `fn(*args, **kwargs)` on each replica, in replica context."""
-        return self._extended._call_for_each_replica(fn, tuple(args), dict(kwargs or {}))
+        """Run `fn(*args, **kwargs)` on each replica, in replica context.
+
+        `PerReplica` arguments give each replica its component; the results
+        come back as `PerReplica` values (or the one object every replica
+        returned), as TF.
+        """
+        if not callable(fn):
+            raise TypeError(f"strategy.run needs a callable, got {fn!r}")
+        with self.scope():
+            return self._extended._call_for_each_replica(fn, tuple(args), dict(kwargs or {}))
 
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
-        """Combine a per-replica value (optionally also along `axis`) into one tensor."""
-        from ..framework.tensor_conversion import convert_to_tensor
+        """Combine a per-replica value across replicas (and first along `axis`) into one tensor.
+
+        As TF: with `axis`, SUM sums each replica's value along it first; MEAN
+        divides the total by the number of elements along `axis` over all
+        replicas (so replicas with uneven batches give the true mean).
+        """
+        _require_cross_replica(self._extended, "reduce")
+        if isinstance(reduce_op, str):
+            reduce_op = ReduceOp(reduce_op.upper())
         reduce_op = ReduceOp.from_value(reduce_op)
-        reduced = self._extended.reduce_to(reduce_op, value, destinations=None)
         if axis is None:
-            return reduced
-        t = convert_to_tensor(reduced)
-        return t.sum(dim=axis) if reduce_op is ReduceOp.SUM else t.mean(dim=axis)
+            return self._extended._reduce(reduce_op, value)
+        from ..framework.tensor_conversion import convert_to_tensor
+        from .values import DistributedValues, PerReplica
+        import torch
+        parts = value.values if isinstance(value, DistributedValues) else (value,)
+        parts = [convert_to_tensor(p) for p in parts]
+        axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        sums = [p.sum(dim=axes) for p in parts]
+        wrapped = PerReplica(sums) if isinstance(value, DistributedValues) else sums[0]
+        if reduce_op is ReduceOp.SUM:
+            return self._extended._reduce(ReduceOp.SUM, wrapped)
+        counts = [torch.tensor(float(_count(p, axes)), dtype=p.dtype if p.is_floating_point()
+                               else torch.float64, device=p.device) for p in parts]
+        numer = self._extended._reduce(ReduceOp.SUM, wrapped)
+        denom = self._extended._reduce(
+            ReduceOp.SUM, PerReplica(counts) if isinstance(value, DistributedValues) else counts[0])
+        return numer / denom.to(numer.dtype)
+
+    def gather(self, value: Any, axis: int) -> Any:
+        """Every replica's `value` concatenated along `axis`, in replica order (cross-replica)."""
+        _require_cross_replica(self._extended, "gather")
+        return self._extended._gather_to(value, axis)
 
     def experimental_local_results(self, value: Any) -> tuple:
+        """The components of a distributed value held by this process (`(value,)` otherwise)."""
+        from .values import DistributedValues
+        if isinstance(value, DistributedValues):
+            return tuple(value.values)
         return (value,)
+
+    def experimental_distribute_values_from_function(self, value_fn: Callable[..., Any]) -> Any:
+        """`PerReplica` of `value_fn(tf.distribute.experimental.ValueContext)` per local replica."""
+        from .values import regroup
+        extended = self._extended
+        out = []
+        for i in range(extended._local_replicas()):
+            from ..framework import device as device_lib
+            with device_lib.device(extended.worker_devices[i]):
+                out.append(value_fn(ValueContext(extended._global_replica_id(i),
+                                                 self.num_replicas_in_sync)))
+        return regroup(out, always_wrap=True) if len(out) > 1 else out[0]
 
     def colocate_vars_with(self, colocate_with_variable: Any) -> Any:
         return self._extended.colocate_vars_with(colocate_with_variable)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+
+def _count(t: Any, axes: tuple) -> int:
+    n = 1
+    for a in axes:
+        n *= t.shape[a]
+    return n
+
+
+class ValueContext:
+    """What `experimental_distribute_values_from_function` tells `value_fn` about its replica."""
+
+    def __init__(self, replica_id_in_sync_group: int = 0, num_replicas_in_sync: int = 1) -> None:
+        self._replica_id = replica_id_in_sync_group
+        self._num_replicas = num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self) -> int:
+        return self._replica_id
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return self._num_replicas
+
+    def __repr__(self) -> str:
+        return (f"tf.distribute.ValueContext(replica id {self._replica_id},  total replicas in "
+                f"sync: {self._num_replicas})")
 
 
 class _DefaultDistributionStrategy(Strategy):

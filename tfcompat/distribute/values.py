@@ -271,14 +271,21 @@ def _container_of(value: Any) -> Any:
 def select_replica(replica_id: int, structured: Any) -> Any:
     """The nest with each distributed value replaced by replica `replica_id`'s component."""
     def pick(x: Any) -> Any:
-        return x.values[replica_id] if isinstance(x, DistributedValues) else x
+        if isinstance(x, DistributedValues) and not _is_distributed_variable(x):
+            return x.values[replica_id]
+        return x
     return nest.map_structure(pick, structured)
+
+
+def _is_distributed_variable(x: Any) -> bool:
+    # Distributed variables stay themselves: each replica resolves them to its component.
+    return getattr(type(x), "_is_distributed_variable", False)
 
 
 def select_replica_mirrored(replica_id: int, structured: Any) -> Any:
     """As `select_replica`, but every distributed value must be mirrored (a `TypeError` if not)."""
     def pick(x: Any) -> Any:
-        if isinstance(x, DistributedValues):
+        if isinstance(x, DistributedValues) and not _is_distributed_variable(x):
             if not isinstance(x, Mirrored):
                 raise TypeError(f"Expected value to be mirrored across replicas: {x!r} in "
                                 f"{structured!r}.")

@@ -38,6 +38,7 @@ import torch
 
 from ...autodiff.tape import GradientTape
 from ...distribute import distribute_lib
+from ...distribute import values as distribute_values
 from ...distribute.reduce_util import ReduceOp
 from ...framework import dtypes, errors, nest
 from ...framework import device as device_lib
@@ -75,11 +76,19 @@ def _all_reduce_sum_gradients(grads_and_vars: Iterable) -> list:
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+_PER_REPLICA_KINDS = frozenset({torch.Tensor, distribute_values.PerReplica, distribute_values.Mirrored})
 
 
 def _dense_batch(grads: list) -> bool:
-    """Whether every gradient is a plain tensor (a C-level loop: this runs every step)."""
-    return set(map(type, grads)) == {torch.Tensor}
+    """Whether every gradient is a plain tensor (a C-level loop: this runs every step), or,
+    under a strategy with several replicas, one plain tensor per replica."""
+    kinds = set(map(type, grads))
+    if kinds == {torch.Tensor}:
+        return True
+    if not kinds <= _PER_REPLICA_KINDS:
+        return False
+    return all(type(c) is torch.Tensor for g in grads
+               for c in (g.values if type(g) in _PER_REPLICA_KINDS - {torch.Tensor} else (g,)))
 
 
 class OptimizerV2(OptimizerWeights):

@@ -94,9 +94,17 @@ class StepPlan:
                           (cell, cell.value.dtype, cell.value.get_device()))
         self.checks = tuple(checks)  # (storage cell, torch dtype, device index), or Nones
         self.has_duplicates = len(set(key)) != len(key)
-        self.batchable = not self.has_duplicates and all(c[0] is not None for c in checks)
+        # A distributed variable has no cell of its own: its components do, one per replica,
+        # and the strategy's batch update hands each replica's components to the kernels.
+        self.batchable = not self.has_duplicates and all(
+            c[0] is not None or _components_have_cells(v) for c, v in zip(checks, var_list))
         self.dense_groups: Optional[list] = None  # the multi-tensor groups, once a batch ran
         self.validated = False
+
+
+def _components_have_cells(var: Any) -> bool:
+    parts = protocol.update_components(var)
+    return not (len(parts) == 1 and parts[0] is var) and all(protocol.storage(p) is not None for p in parts)
 
 
 class PlanCache:

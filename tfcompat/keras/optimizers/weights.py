@@ -25,6 +25,7 @@ import torch
 from ...distribute import distribute_lib
 from ...framework import device as device_lib
 from ...framework import dtypes
+from ...framework import variable_protocol as protocol
 from ...framework.tensor_conversion import convert_to_tensor
 from ...variables import Variable, VariableAggregation, VariableSynchronization
 from . import multi_tensor, schedules
@@ -47,6 +48,12 @@ def var_key(var: Any) -> str:
             var = container
     key = getattr(var, "_unique_id", None)
     return key if key is not None else f"object_{id(var)}"
+
+
+def _component(slot: Any, index: int) -> Any:
+    """The slot's component for replica `index` (the slot itself if it is not distributed)."""
+    parts = protocol.update_components(slot)
+    return parts[index] if len(parts) > index and parts[0] is not slot else slot
 
 
 class OptimizerWeights:
@@ -218,18 +225,28 @@ class OptimizerWeights:
             raise KeyError(f"{key!r}: the optimizer has no slots for variable {var.name}; slots "
                            "are created by the first apply_gradients that updates it.") from None
         try:
-            return slot_dict[slot_name]
+            slot = slot_dict[slot_name]
         except KeyError:
             raise KeyError(f"{slot_name!r}: no slot of that name for {var.name}; this optimizer's "
                            f"slots are {self._slot_names}.") from None
+        index = getattr(var, "_component_index", None)
+        return slot if index is None else _component(slot, index)
 
     def get_slot_names(self) -> list:
         """The names of the slots this optimizer created, in creation order."""
         return self._slot_names
 
     def _slots_of(self, var: Variable) -> dict:
-        """`{slot_name: slot variable}` of `var` (empty before its first step)."""
-        return self._slots.get(var_key(var), {})
+        """`{slot_name: slot variable}` of `var` (empty before its first step).
+
+        For a distributed variable's component (what a strategy's update
+        hands the kernels), the slots' components of the same replica.
+        """
+        slots = self._slots.get(var_key(var), {})
+        index = getattr(var, "_component_index", None)
+        if index is None or not slots:
+            return slots
+        return {name: _component(slot, index) for name, slot in slots.items()}
 
     def _restore_slot_variable(self, slot_name: str, variable: Variable, slot_variable: Variable) -> None:
         """Give a new slot the value a checkpoint restored for it before it existed."""

@@ -1,0 +1,561 @@
+"""Distributed variables: one component variable per replica (the seed's `values.py`).
+
+A strategy's variable creator builds these inside `strategy.scope()`; no
+other code special-cases them. Each is a `tf.Variable` (the RFC thread's
+request: "anything instantiated using Variable is guaranteed to subclass
+Variable"), and a `DistributedValues` whose `.values` are the components:
+
+* `MirroredVariable` (synchronization `ON_WRITE`/`AUTO`): the components
+  are kept equal. In replica context an `assign*` goes through
+  `merge_call`: the replicas' values are combined with the variable's
+  aggregation (`SUM`, `MEAN`, `ONLY_FIRST_REPLICA`: replica 0's) and every
+  component gets the result. With aggregation `NONE` that is a `ValueError`
+  (the seed's rule; TF 2.21 lets the replicas diverge silently). In
+  cross-replica context an `assign*` updates every component.
+* `SyncOnReadVariable` (`ON_READ`; the seed's `TowerLocalVariable`): each
+  replica updates its own component; a cross-replica read combines them
+  (`SUM`/`MEAN`; `ONLY_FIRST_REPLICA` reads replica 0's). A cross-replica
+  `assign` sets every component (divided by the number of replicas for
+  `SUM`, so that saving and restoring keeps the total).
+* `AggregatingVariable`: one variable (on the parameter device) whose
+  replica-context updates are aggregated first: the central-storage
+  strategy's variables.
+
+Reads resolve to a component: inside `strategy.run`, the replica's own;
+inside `extended.update`, the component being updated; in cross-replica
+context, the component on the current device or the primary (replica 0's).
+A read under a `GradientTape` is the component's read, so the tape's
+gradient with respect to the container is the component's
+(`_watch_targets`).
+
+Save and restore (the checkpoint issue's hooks): `_saveable()` gives one
+object with `tensor()` (the value to save: the primary's, or the reduced
+value of a sync-on-read variable) and `restore(tensor)` (into every
+component), as the seed's `_MirroredSaveable` / `_TowerLocalSaveable`.
+
+Components know their container (`_distributed_container()`, a weak
+reference, as the seed) and their index (`_component_index`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Optional
+
+import torch
+
+from ..framework import device as device_lib
+from ..variables.enums import VariableAggregation, VariableSynchronization
+from ..variables.variable import Variable
+from . import values as values_lib
+from .reduce_util import ReduceOp
+
+__all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "TowerLocalVariable",
+           "AggregatingVariable", "aggregation_error"]
+
+
+def aggregation_error(variable_type: str) -> ValueError:
+    return ValueError(
+        f"You must specify an aggregation method to update a {variable_type} in Replica Context. "
+        "You can do so by passing an explicit value for argument `aggregation` to "
+        "tf.Variable(..), e.g. `tf.Variable(..., aggregation=tf.VariableAggregation.SUM)`: the "
+        f"replicas' updates are then combined so that every copy of the {variable_type} stays "
+        "the same. Alternatively, update it in cross-replica context: "
+        "`tf.distribute.get_replica_context().merge_call(merge_fn, ...)`, and inside `merge_fn` "
+        "`strategy.extended.update(variable, update_fn, ...)`.")
+
+
+def _in_replica_context() -> bool:
+    from . import distribute_lib
+    ctx = distribute_lib.get_replica_context()
+    return ctx is not None and not ctx._is_default
+
+
+def _assign_fn(var: Variable, value: Any, read_value: bool = True) -> Any:
+    return var.assign(value, read_value=read_value)
+
+
+def _assign_add_fn(var: Variable, value: Any, read_value: bool = True) -> Any:
+    return var.assign_add(value, read_value=read_value)
+
+
+def _assign_sub_fn(var: Variable, value: Any, read_value: bool = True) -> Any:
+    return var.assign_sub(value, read_value=read_value)
+
+
+class DistributedVariable(Variable, values_lib.DistributedDelegate):
+    """A `tf.Variable` with one component per replica (`.values`)."""
+
+    _is_distributed_variable = True
+
+    def __init__(self, strategy: Any, values: tuple, aggregation: VariableAggregation) -> None:
+        values_lib.DistributedValues.__init__(self, values)
+        self._distribute_strategy = strategy
+        self._aggregation = aggregation
+        primary = self._values[0]
+        self._common_name = primary.name.split(":")[0]
+        ref = weakref.ref(self)
+        for i, v in enumerate(self._values):
+            v._distributed_container = ref
+            v._component_index = i
+
+    # -- identity and metadata (the primary's) --------------------------------
+    @property
+    def distribute_strategy(self) -> Any:
+        return self._distribute_strategy
+
+    name = property(lambda self: self._values[0].name)
+    dtype = property(lambda self: self._values[0].dtype)
+    shape = property(lambda self: self._values[0].shape)
+    trainable = property(lambda self: self._values[0].trainable)
+    constraint = property(lambda self: self._values[0].constraint)
+    synchronization = property(lambda self: self._values[0].synchronization)
+    aggregation = property(lambda self: self._aggregation)
+
+    @property
+    def device(self) -> str:
+        return self._get_on_device_or_primary().device
+
+    @property
+    def handle(self) -> Any:
+        return self._get_on_device_or_primary().handle
+
+    @property
+    def _unique_id(self) -> Any:
+        return self._values[0]._unique_id
+
+    @property
+    def _creation_order(self) -> int:
+        return self._values[0]._creation_order
+
+    @property
+    def _shared_name(self) -> str:
+        return self._common_name
+
+    def _current_shape(self) -> tuple:
+        return self._values[0]._current_shape()
+
+    def _torch_device(self) -> torch.device:
+        return self._get_on_device_or_primary()._torch_device()
+
+    # -- the storage protocol: updates go to the components -------------------
+    def _storage(self) -> None:
+        return None
+
+    def _update_components(self) -> tuple:
+        return self._values
+
+    def _watch_targets(self) -> tuple:
+        return self._values
+
+    def is_initialized(self, name: Any = None) -> bool:
+        return True
+
+    # -- reads ------------------------------------------------------------------
+    def _read_component(self) -> Variable:
+        """The component a read resolves to here (see the module docstring)."""
+        return self._get_on_device_or_primary()
+
+    def value(self) -> torch.Tensor:
+        return self._get_read().value()
+
+    def read_value(self) -> torch.Tensor:
+        return self._get_read().read_value()
+
+    def _get_read(self) -> Any:
+        return self._read_component()
+
+    def sparse_read(self, indices: Any, name: Any = None) -> torch.Tensor:
+        return self._read_component().sparse_read(indices, name=name)
+
+    def gather_nd(self, indices: Any, name: Any = None) -> torch.Tensor:
+        return self._read_component().gather_nd(indices, name=name)
+
+    def numpy(self) -> Any:
+        from ..framework.numpy_interop import to_numpy
+        return to_numpy(self.value())
+
+    # -- writes: subclasses define `_assign_func` ---------------------------------
+    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None,
+               read_value: bool = True) -> Any:
+        return self._assign_func(_assign_fn, value, read_value=read_value)
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_add_fn, delta, read_value=read_value)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_sub_fn, delta, read_value=read_value)
+
+    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
+        return self._assign_func(
+            lambda var, v, read_value=True: var._strided_slice_assign(key, v, read_value=read_value),
+            value, read_value=read_value)
+
+    def _scatter_func(self, method: str, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_update", sparse_delta)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_add", sparse_delta)
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_sub", sparse_delta)
+
+    def scatter_mul(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_mul", sparse_delta)
+
+    def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_div", sparse_delta)
+
+    def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_min", sparse_delta)
+
+    def scatter_max(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("scatter_max", sparse_delta)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        return self._scatter_func("scatter_nd_update", indices, updates)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        return self._scatter_func("scatter_nd_add", indices, updates)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: Any = None) -> Any:
+        return self._scatter_func("scatter_nd_sub", indices, updates)
+
+    def batch_scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
+        return self._scatter_func("batch_scatter_update", sparse_delta)
+
+    # -- checkpoints ------------------------------------------------------------
+    def _saveable(self) -> "_Saveable":
+        raise NotImplementedError
+
+    def _gather_saveables_for_checkpoint(self) -> dict:
+        return {"VARIABLE_VALUE": self._saveable}
+
+    # -- python protocol ----------------------------------------------------------
+    def __repr__(self) -> str:
+        return values_lib.DistributedValues.__repr__(self)
+
+    def __str__(self) -> str:
+        return values_lib.DistributedValues.__str__(self)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        raise TypeError(f"A {type(self).__name__} cannot be deep-copied outside its strategy; "
+                        "copy its value instead (e.g. tf.Variable(v.read_value())).")
+
+
+class _Saveable:
+    """What a checkpoint saves of a distributed variable and how it restores it."""
+
+    def __init__(self, variable: DistributedVariable, tensor: Callable[[], torch.Tensor],
+                 restore: Callable[[Any], Any]) -> None:
+        self.variable = variable
+        self.name = variable._common_name
+        self.dtype = variable.dtype
+        self._tensor = tensor
+        self._restore = restore
+
+    def tensor(self) -> torch.Tensor:
+        return self._tensor()
+
+    def restore(self, tensor: Any) -> Any:
+        return self._restore(tensor)
+
+
+def _strategy_scope(var: DistributedVariable) -> Any:
+    """The variable's strategy scope unless it (or its run) is already entered."""
+    import contextlib
+    from . import distribute_lib
+    if distribute_lib.get_strategy() is var._distribute_strategy:
+        return contextlib.nullcontext()
+    return var._distribute_strategy.scope()
+
+
+class MirroredVariable(DistributedVariable, values_lib.Mirrored):
+    """Components kept equal on every replica (`tf.distribute` `ON_WRITE` variables)."""
+
+    def _get_cross_replica(self) -> Any:
+        return self._get_on_device_or_primary()
+
+    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        update_id = values_lib.update_replica_id()
+        if update_id is not None and not _in_replica_context():
+            # Inside extended.update for one replica: that replica's component only.
+            return f(self._values[update_id], value, **kwargs)
+        if not _in_replica_context():
+            with _strategy_scope(self):
+                out = self._distribute_strategy.extended.update(self, f, args=(value,), kwargs=kwargs)
+            return self if kwargs.get("read_value", True) else None
+        aggregation = self._aggregation
+        if aggregation == VariableAggregation.NONE:
+            raise aggregation_error(type(self).__name__)
+
+        def merge_fn(strategy: Any, value: Any, **kw: Any) -> Any:
+            if aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+                first = strategy.experimental_local_results(value)[0]
+                reduced = strategy.extended.broadcast_to(first, destinations=self)
+            else:
+                reduced = strategy.extended.reduce_to(
+                    ReduceOp.from_variable_aggregation(aggregation), value, destinations=self)
+            strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
+            return self if kw.get("read_value", True) else None
+
+        from . import distribute_lib
+        return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
+
+    def _scatter_func(self, method: str, *args: Any) -> Any:
+        def f(var: Variable, *a: Any, read_value: bool = True) -> Any:
+            return getattr(var, method)(*a)
+        if _in_replica_context() and self._aggregation not in (VariableAggregation.NONE,
+                                                              VariableAggregation.ONLY_FIRST_REPLICA):
+            raise NotImplementedError(
+                f"{method} is only supported in replica context for a MirroredVariable with NONE "
+                f"or ONLY_FIRST_REPLICA aggregation, got {self._aggregation.name}: call it in "
+                "cross-replica context (merge_call), where it updates every component.")
+        if _in_replica_context() and self._aggregation == VariableAggregation.NONE:
+            raise aggregation_error(type(self).__name__)
+        if len(args) == 1:
+            return self._assign_func(f, args[0])
+        indices, updates = args
+        return self._assign_func(lambda var, u, read_value=True: getattr(var, method)(indices, u),
+                                 updates)
+
+    def _saveable(self) -> _Saveable:
+        def restore(tensor: Any) -> None:
+            for component in self._values:
+                component.assign(tensor, read_value=False)
+        return _Saveable(self, lambda: self._values[0].read_value(), restore)
+
+
+class SyncOnReadVariable(DistributedVariable):
+    """Replica-local components, combined when read in cross-replica context (`ON_READ`)."""
+
+    def _get_cross_replica(self) -> Any:
+        if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+            return self._values[0]
+        op = ReduceOp.from_variable_aggregation(self._aggregation)
+        with _strategy_scope(self):
+            return self._distribute_strategy.reduce(op, self, axis=None)
+
+    def _get_read(self) -> Any:
+        if _in_replica_context() or values_lib.update_replica_id() is not None:
+            return self._get()
+        return _TensorRead(self._get_cross_replica())
+
+    def _read_component(self) -> Any:
+        if _in_replica_context() or values_lib.update_replica_id() is not None:
+            return self._get()
+        if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+            return self._values[0]
+        raise ValueError(f"{type(self).__name__} {self.name}: a sparse read in cross-replica "
+                         "context needs the reduced value: read v.read_value() and index it.")
+
+    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        update_id = values_lib.update_replica_id()
+        if _in_replica_context() or update_id is not None:
+            return f(self._get(), value, **kwargs)
+        if f is not _assign_fn:
+            if self._aggregation == VariableAggregation.SUM:
+                name = "assign_add" if f is _assign_add_fn else "assign_sub" if f is _assign_sub_fn \
+                    else "this update"
+                raise ValueError(
+                    f"SyncOnReadVariable does not support `{name}` in cross-replica context when "
+                    "aggregation is set to `tf.VariableAggregation.SUM`.")
+            for component in self._values:
+                f(component, value, read_value=False)
+            return self if kwargs.get("read_value", True) else None
+        tensor = value
+        if self._aggregation == VariableAggregation.SUM:
+            from ..framework.tensor_conversion import convert_to_tensor
+            t = convert_to_tensor(value, dtype=self.dtype)
+            total = self._distribute_strategy.num_replicas_in_sync
+            # TF: cast(value / n, dtype); integers divide in float64 and truncate.
+            tensor = (t / total).to(t.dtype) if t.is_floating_point() else \
+                (t.double() / total).to(t.dtype)
+        for component in self._values:
+            component.assign(tensor, read_value=False)
+        return self if kwargs.get("read_value", True) else None
+
+    def _scatter_func(self, method: str, *args: Any) -> Any:
+        if _in_replica_context() or values_lib.update_replica_id() is not None:
+            return getattr(self._get(), method)(*args)
+        raise NotImplementedError(f"{method} on a SyncOnReadVariable is supported in replica "
+                                  "context only (each replica updates its own component).")
+
+    def _saveable(self) -> _Saveable:
+        def tensor() -> torch.Tensor:
+            from ..framework.tensor_conversion import convert_to_tensor
+            return convert_to_tensor(self._get_cross_replica())
+
+        def restore(t: Any) -> None:
+            with _strategy_scope(self):
+                from . import distribute_lib
+                if distribute_lib.in_cross_replica_context():
+                    self.assign(t, read_value=False)
+                else:  # pragma: no cover - restore runs in cross-replica context
+                    raise RuntimeError("Restore a SyncOnReadVariable in cross-replica context.")
+        return _Saveable(self, tensor, restore)
+
+
+TowerLocalVariable = SyncOnReadVariable  # the seed's name
+
+
+class _TensorRead:
+    """A reduced value standing in for a component in cross-replica reads."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t: Any) -> None:
+        from ..framework.tensor_conversion import convert_to_tensor
+        self._t = convert_to_tensor(t)
+
+    def value(self) -> torch.Tensor:
+        return self._t
+
+    read_value = value
+
+
+class AggregatingVariable(Variable):
+    """One variable whose replica-context updates are aggregated first (central storage)."""
+
+    _is_distributed_variable = True
+
+    def __init__(self, strategy: Any, v: Variable, aggregation: VariableAggregation) -> None:
+        self._distribute_strategy = strategy
+        self._v = v
+        self._aggregation = aggregation
+        v._aggregating_container = weakref.ref(self)
+        v._component_index = 0
+
+    def get(self) -> Variable:
+        return self._v
+
+    @property
+    def distribute_strategy(self) -> Any:
+        return self._distribute_strategy
+
+    name = property(lambda self: self._v.name)
+    dtype = property(lambda self: self._v.dtype)
+    shape = property(lambda self: self._v.shape)
+    device = property(lambda self: self._v.device)
+    trainable = property(lambda self: self._v.trainable)
+    constraint = property(lambda self: self._v.constraint)
+    synchronization = property(lambda self: self._v.synchronization)
+    aggregation = property(lambda self: self._aggregation)
+    handle = property(lambda self: self._v.handle)
+    _unique_id = property(lambda self: self._v._unique_id)
+    _creation_order = property(lambda self: self._v._creation_order)
+    _shared_name = property(lambda self: self._v._shared_name)
+
+    def _current_shape(self) -> tuple:
+        return self._v._current_shape()
+
+    def _torch_device(self) -> torch.device:
+        return self._v._torch_device()
+
+    def _storage(self) -> None:
+        return None
+
+    def _update_components(self) -> tuple:
+        return (self._v,)
+
+    def _watch_targets(self) -> tuple:
+        return (self._v,)
+
+    @property
+    def values(self) -> tuple:
+        return (self._v,)
+
+    def value(self) -> torch.Tensor:
+        return self._v.value()
+
+    def read_value(self) -> torch.Tensor:
+        return self._v.read_value()
+
+    def sparse_read(self, indices: Any, name: Any = None) -> torch.Tensor:
+        return self._v.sparse_read(indices, name=name)
+
+    def gather_nd(self, indices: Any, name: Any = None) -> torch.Tensor:
+        return self._v.gather_nd(indices, name=name)
+
+    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        if not _in_replica_context():
+            if values_lib.update_replica_id() is not None:
+                return f(self._v, value, **kwargs)
+            with _strategy_scope(self):
+                self._distribute_strategy.extended.update(self, f, args=(value,), kwargs=kwargs)
+            return self if kwargs.get("read_value", True) else None
+        aggregation = self._aggregation
+        if aggregation == VariableAggregation.NONE:
+            raise aggregation_error(type(self).__name__)
+
+        def merge_fn(strategy: Any, value: Any, **kw: Any) -> Any:
+            if aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+                reduced = strategy.experimental_local_results(value)[0]
+            else:
+                reduced = strategy.extended.reduce_to(
+                    ReduceOp.from_variable_aggregation(aggregation), value, destinations=self)
+            strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
+            return self if kw.get("read_value", True) else None
+
+        from . import distribute_lib
+        return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+        return self._assign_func(_assign_fn, value, read_value=read_value)
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_add_fn, delta, read_value=read_value)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_sub_fn, delta, read_value=read_value)
+
+    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
+        return self._assign_func(
+            lambda var, v, read_value=True: var._strided_slice_assign(key, v, read_value=read_value),
+            value, read_value=read_value)
+
+    def _gather_saveables_for_checkpoint(self) -> dict:
+        return {"VARIABLE_VALUE": self._v}
+
+    def __repr__(self) -> str:
+        return repr(self._v)
+
+    __str__ = __repr__
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(f"'AggregatingVariable' object has no attribute {name!r}")
+        return getattr(self._v, name)
+
+
+def container_of(component: Any) -> Optional[Any]:
+    """The distributed variable `component` belongs to, or None."""
+    for attr in ("_distributed_container", "_aggregating_container"):
+        get = getattr(component, attr, None)
+        if callable(get):
+            container = get()
+            if container is not None:
+                return container
+    return None
+
+
+def component_matching(variable: Any, like: Any) -> Any:
+    """`variable`'s component for the same replica as component `like` (slots of components)."""
+    index = getattr(like, "_component_index", None)
+    if index is None:
+        return variable
+    components = getattr(variable, "_update_components", None)
+    if components is None:
+        return variable
+    parts = components()
+    return parts[index] if index < len(parts) else variable

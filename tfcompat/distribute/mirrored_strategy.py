@@ -1,0 +1,315 @@
+"""`tf.distribute.MirroredStrategy`: synchronous training on the devices of one process.
+
+One replica per device: `cuda:i` for each GPU (default: every visible GPU,
+else the CPU), or the host's logical CPUs `/cpu:0` ... `/cpu:N-1` from
+`tf.config.set_logical_device_configuration`, so that multi-replica code
+runs, and is tested, without GPUs (every logical CPU computes on torch's
+`cpu`).
+
+* Variables created in `scope()` (or inside `run`) are built by this
+  strategy's variable creator, pushed on the creator stack: one component
+  per device, each initialized from component 0's value, named as TF names
+  them (`v:0`, `v/replica_1:0`, ...), wrapped in a `MirroredVariable`
+  (`ON_WRITE`/`AUTO`) or a `SyncOnReadVariable` (`ON_READ`).
+* `run(fn)` runs `fn` once per replica, each in its own thread, one thread
+  at a time between merge calls (`mirrored_run.py`).
+* Reductions (`reduce`, `ReplicaContext.all_reduce`, the optimizer's
+  gradient sum) are computed in this process: TF's `add_n` order on the host
+  (`cross_device_ops.py`), one multi-tensor op per replica for a batch; on
+  several GPUs torch's coalesced in-process collectives.
+* `extended.update(var, fn)` runs `fn` on every component, each under its
+  replica's update context and device; `extended.batch_update` hands each
+  replica's components to `fn` in one call (the optimizers' multi-tensor
+  kernels step a replica's components together).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+from ..framework import device as device_lib
+from ..framework.indexed_slices import IndexedSlices
+from ..variables.enums import (VariableAggregation, VariableSynchronization,
+                               validate_synchronization_aggregation_trainable)
+from . import cross_device_ops
+from . import distributed_variables as dv
+from . import values as values_lib
+from .distribute_lib import Strategy, StrategyExtended, _require_cross_replica
+from .reduce_util import ReduceOp
+
+__all__ = ["MirroredStrategy", "MirroredExtended", "default_devices"]
+
+
+def default_devices() -> tuple:
+    """TF's default for `MirroredStrategy()`: every visible GPU, else the CPU."""
+    gpus = device_lib.list_logical_devices("GPU")
+    if gpus:
+        return tuple(d.name for d in gpus)
+    return ("/device:CPU:0",)
+
+
+class MirroredExtended(StrategyExtended):
+    """The extended API of a strategy with one mirrored component per local device."""
+
+    def __init__(self, container_strategy: "Strategy", devices: Optional[Sequence[Any]] = None,
+                 cross_device_ops: Any = None) -> None:
+        super().__init__(container_strategy)
+        if devices is None:
+            devices = default_devices()
+        if isinstance(devices, (str, torch.device)):
+            devices = (devices,)
+        devices = tuple(devices)
+        if not devices:
+            raise ValueError("`devices` must be a non-empty list of devices, e.g. "
+                             "['/gpu:0', '/gpu:1'] or ['/cpu:0', '/cpu:1'].")
+        names = tuple(device_lib.canonicalize(d) for d in devices)
+        if len(set(names)) != len(names):
+            raise ValueError(f"No duplicates allowed in `devices` argument: {list(devices)}.")
+        self._devices = names
+        self._torch_devices = tuple(device_lib.torch_device_for(n) for n in names)
+        self._cross_device_ops = cross_device_ops
+        self._num_workers = 1
+
+    # -- devices and replicas ----------------------------------------------------
+    @property
+    def worker_devices(self) -> tuple:
+        return self._devices
+
+    @property
+    def parameter_devices(self) -> tuple:
+        return self._devices
+
+    def _local_replicas(self) -> int:
+        return len(self._devices)
+
+    @property
+    def _num_replicas_in_sync(self) -> int:
+        return len(self._devices) * self._num_workers
+
+    # -- variable creation ----------------------------------------------------------
+    def _create_variable(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        """Build one component per device and wrap them (TF's `_create_mirrored_variable`)."""
+        name = kwargs.get("name")
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            kwargs.get("synchronization"), kwargs.get("aggregation"), kwargs.get("trainable"), name)
+        if synchronization == VariableSynchronization.NONE:
+            raise ValueError("`NONE` variable synchronization mode is not supported with "
+                             "tf.distribute strategy. Please change the `synchronization` for "
+                             f"variable: {name}")
+        kwargs.update(synchronization=synchronization, aggregation=aggregation,
+                      trainable=trainable)
+        devices = self._colocated_devices or self._devices
+        from ..framework.variable_protocol import recorder
+        components = []
+        with recorder.paused():
+            for i, d in enumerate(devices):
+                with device_lib.device(d):
+                    if i == 0:
+                        components.append(next_creator(**kwargs))
+                        continue
+                    base = components[0].name.split(":")[0]
+                    kw = dict(kwargs)
+                    kw["name"] = f"{base}/replica_{i}"
+                    kw["initial_value"] = components[0].value()
+                    kw["dtype"] = components[0].dtype
+                    with _absolute_names():
+                        components.append(next_creator(**kw))
+        strategy = self._container_strategy
+        if synchronization == VariableSynchronization.ON_READ:
+            return dv.SyncOnReadVariable(strategy, tuple(components), aggregation)
+        return dv.MirroredVariable(strategy, tuple(components), aggregation)
+
+    _colocated_devices: Optional[tuple] = None
+
+    @contextlib.contextmanager
+    def colocate_vars_with(self, colocate_with_variable: Any) -> Any:
+        """Variables created in the block live on `colocate_with_variable`'s devices."""
+        saved = self._colocated_devices
+        parts = getattr(colocate_with_variable, "_update_components", None)
+        if parts is not None:
+            self._colocated_devices = tuple(device_lib.canonicalize(p.device) for p in parts())
+        try:
+            yield
+        finally:
+            self._colocated_devices = saved
+
+    # -- reductions -----------------------------------------------------------------
+    def _components_of(self, value: Any) -> tuple:
+        if isinstance(value, values_lib.DistributedValues):
+            parts = value.values
+            if getattr(type(value), "_is_distributed_variable", False):
+                return tuple(p.read_value() for p in parts)
+            return tuple(parts)
+        return (value,)
+
+    def _destination_devices(self, destinations: Any, value: Any) -> tuple:
+        if destinations is None:
+            destinations = value
+        if isinstance(destinations, values_lib.DistributedValues) or hasattr(
+                destinations, "_update_components"):
+            parts = destinations._update_components() if hasattr(
+                destinations, "_update_components") else destinations.values
+            return tuple(device_lib.torch_device_for(p.device) if isinstance(p.device, str)
+                         else p.device for p in parts)
+        if isinstance(destinations, (str, device_lib.DeviceSpec)):
+            return (device_lib.torch_device_for(destinations),)
+        if isinstance(destinations, torch.device):
+            return (destinations,)
+        if isinstance(destinations, (list, tuple)):
+            return tuple(device_lib.torch_device_for(d) for d in destinations)
+        return (device_lib.current_torch_device(),)
+
+    def _non_distributed(self, reduce_op: ReduceOp, value: Any) -> Any:
+        """TF's `reduce_non_distributed_value`: one value that stands for every replica."""
+        if reduce_op is ReduceOp.MEAN or self._num_replicas_in_sync == 1:
+            return value
+        if isinstance(value, (int, float)) and value == 0:
+            return value
+        raise ValueError(f"A non-DistributedValues value {value!r} cannot be reduced with the "
+                         f"given reduce op {reduce_op}: with several replicas, pass per-replica "
+                         "values (e.g. what each replica computed), or use MEAN.")
+
+    def _reduce_to(self, reduce_op: ReduceOp, value: Any, destinations: Any) -> Any:
+        devices = self._destination_devices(destinations, value)
+        if isinstance(value, values_lib.Mirrored) and reduce_op is ReduceOp.MEAN:
+            return value
+        if not isinstance(value, values_lib.DistributedValues):
+            value = self._non_distributed(reduce_op, value)
+            return self._place(value, devices)
+        reduced = cross_device_ops.reduce_values(reduce_op, self._components_of(value))
+        reduced = self._cross_worker_reduce(reduce_op, [reduced])[0]
+        return self._place(reduced, devices)
+
+    def _batch_reduce_to(self, reduce_op: ReduceOp, pairs: list) -> list:
+        per_value, places = [], []
+        out: list = [None] * len(pairs)
+        for k, (value, dest) in enumerate(pairs):
+            devices = self._destination_devices(dest, value)
+            if not isinstance(value, values_lib.DistributedValues):
+                out[k] = self._place(self._non_distributed(reduce_op, value), devices)
+                continue
+            per_value.append(self._components_of(value))
+            places.append((k, devices))
+        reduced = cross_device_ops.batch_reduce_values(reduce_op, per_value) if per_value else []
+        reduced = self._cross_worker_reduce(reduce_op, reduced)
+        for (k, devices), r in zip(places, reduced):
+            out[k] = self._place(r, devices)
+        return out
+
+    def _cross_worker_reduce(self, reduce_op: ReduceOp, reduced: list) -> list:
+        """Hook for a multi-worker strategy: combine this worker's results with the others'."""
+        return reduced
+
+    def _place(self, value: Any, devices: tuple) -> Any:
+        if not isinstance(value, (torch.Tensor, IndexedSlices)):
+            if len(devices) == 1:
+                return value
+            return values_lib.Mirrored(tuple(value for _ in devices))
+        copies = cross_device_ops.copy_to_devices(value, devices)
+        return copies[0] if len(copies) == 1 else values_lib.Mirrored(copies)
+
+    def _broadcast_to(self, tensor: Any, destinations: Any) -> Any:
+        if isinstance(tensor, values_lib.DistributedValues):
+            tensor = tensor.values[0]
+        from ..framework.tensor_conversion import convert_to_tensor
+        if not isinstance(tensor, IndexedSlices):
+            tensor = convert_to_tensor(tensor)
+        return self._place(tensor, self._destination_devices(destinations, tensor))
+
+    def _gather_to(self, value: Any, axis: int) -> Any:
+        from ..framework.tensor_conversion import convert_to_tensor
+        parts = [convert_to_tensor(p) for p in self._components_of(value)]
+        if len({p.dtype for p in parts}) > 1:
+            cross_device_ops.check_compatible(parts, "gather")
+        here = device_lib.current_torch_device()
+        return torch.cat([p.to(here) for p in parts], dim=axis)
+
+    # -- updates --------------------------------------------------------------------
+    def _update(self, var: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, group: bool) -> Any:
+        components = getattr(var, "_update_components", None)
+        parts = components() if components is not None else (var,)
+        if len(parts) == 1 and not isinstance(var, values_lib.DistributedValues) and \
+                not getattr(type(var), "_is_distributed_variable", False):
+            result = fn(var, *args, **kwargs)
+            return result if group else (result,)
+        results = []
+        for i, component in enumerate(parts):
+            with values_lib.update_context(i), device_lib.device(component.device):
+                results.append(fn(component, *values_lib.select_replica(i, args),
+                                  **values_lib.select_replica(i, kwargs)))
+        return values_lib.update_regroup(self, results, group)
+
+    def _batch_update(self, pairs: Any, fn: Callable[[Any], Any]) -> Any:
+        pairs = list(pairs)
+        if not pairs:
+            return None
+        n = self._local_replicas()
+        variables = [p[0] for p in pairs]
+        grads = [p[1] for p in pairs]
+        comps = [protocol_components(v) for v in variables]
+        if any(len(c) != n for c in comps):
+            # Variables that are not mirrored over every replica: one update each.
+            for var, grad in pairs:
+                self._update(var, lambda v, g: fn([(v, g)]), (grad,), {}, group=False)
+            return None
+        for i in range(n):
+            with values_lib.update_context(i):
+                fn([(c[i], g.values[i] if isinstance(g, values_lib.DistributedValues) else g)
+                    for c, g in zip(comps, grads)])
+        return None
+
+    def _update_non_slot(self, colocate_with: Any, fn: Callable[..., Any], args: tuple,
+                         kwargs: dict, group: bool) -> Any:
+        parts = getattr(colocate_with, "_update_components", None)
+        n = len(parts()) if parts is not None else 1
+        results = []
+        for i in range(n):
+            with values_lib.update_context(i):
+                results.append(fn(*values_lib.select_replica(i, args),
+                                  **values_lib.select_replica(i, kwargs)))
+        return values_lib.update_regroup(self, results, group)
+
+    def read_var(self, var: Any) -> Any:
+        return var.read_value()
+
+
+def protocol_components(var: Any) -> tuple:
+    from ..framework.variable_protocol import update_components
+    return update_components(var)
+
+
+@contextlib.contextmanager
+def _absolute_names() -> Any:
+    # Component names are the primary's plus "/replica_i": already scoped.
+    from ..framework import name_scope as name_scope_lib
+    with name_scope_lib.name_scope(""):
+        yield
+
+
+class MirroredStrategy(Strategy):
+    """Synchronous training on several devices of this process (`tf.distribute.MirroredStrategy`).
+
+    `devices`: TF device names (`["/gpu:0", "/gpu:1"]`, `["/cpu:0",
+    "/cpu:1"]` after splitting the CPU into logical devices); default: every
+    visible GPU, else the CPU. `cross_device_ops` is accepted for TF's
+    signature; the reduction is chosen from the devices.
+    """
+
+    def __init__(self, devices: Optional[Sequence[Any]] = None, cross_device_ops: Any = None) -> None:
+        super().__init__(MirroredExtended(self, devices, cross_device_ops))
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return self._extended._num_replicas_in_sync
+
+    @contextlib.contextmanager
+    def _creator_scope(self) -> Any:
+        from ..variables.creator import variable_creator_scope
+        with variable_creator_scope(self._extended._create_variable):
+            yield
+
+    def __repr__(self) -> str:
+        return f"<tf.distribute.MirroredStrategy devices={list(self._extended._devices)}>"
