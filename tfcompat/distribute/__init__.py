@@ -8,6 +8,8 @@ from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended, ValueCo
 from .distributed_variables import (AggregatingVariable, DistributedVariable, MirroredVariable,
                                     SyncOnReadVariable)
 from .mirrored_strategy import MirroredStrategy
+from .one_device_strategy import OneDeviceStrategy
+from . import experimental
 from .reduce_util import ReduceOp
 from .values import DistributedValues, Mirrored, PerReplica
 
@@ -15,4 +17,5 @@ __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_st
            "has_strategy", "get_replica_context", "get_cross_replica_context",
            "in_cross_replica_context", "experimental_set_strategy", "MirroredStrategy",
            "DistributedValues", "PerReplica", "Mirrored", "DistributedVariable",
-           "MirroredVariable", "SyncOnReadVariable", "AggregatingVariable", "ValueContext"]
+           "MirroredVariable", "SyncOnReadVariable", "AggregatingVariable", "ValueContext",
+           "OneDeviceStrategy", "experimental"]
