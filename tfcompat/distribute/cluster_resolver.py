@@ -240,7 +240,7 @@ class SimpleClusterResolver(ClusterResolver):
             address = self._cluster_spec.task_address(task_type, task_id)
         else:
             address = self._master
-        return _master_url(address, rpc_layer if rpc_layer is not None else self.rpc_layer)
+        return _master_url(address, rpc_layer or self.rpc_layer)
 
     def num_accelerators(self, task_type: Optional[str] = None, task_id: Optional[int] = None,
                          config_proto: Any = None) -> Dict[str, int]:
@@ -315,9 +315,9 @@ class TFConfigClusterResolver(ClusterResolver):
             return None
         try:
             return int(task["index"])
-        except (TypeError, ValueError):
-            raise ValueError(f'TF_CONFIG\'s task "index" must be an integer (the task\'s position '
-                             f'in its job); got {task["index"]!r}') from None
+        except (TypeError, ValueError) as e:
+            raise type(e)(f'{e}: TF_CONFIG\'s task "index" must be an integer, the task\'s '
+                          f'position in its job, such as 0') from None
 
     @task_id.setter
     def task_id(self, task_id: Optional[int]) -> None:
@@ -529,18 +529,16 @@ def _from_cluster_spec(resolver: ClusterResolver) -> ProcessGroupSettings:
                          '"task": {"type": "worker", "index": 0}.')
     _validate(spec, task_type, task_id)
     if task_type == "evaluator":
-        # TF: the evaluator is a cluster (or partition) of its own.
-        order = [("evaluator", i) for i in _indices(spec, "evaluator")] or [("evaluator", task_id)]
-        rank, world = task_id, len(order)
-    elif task_type in ("chief", "worker"):
-        chiefs = _indices(spec, "chief")
-        order = [("chief", i) for i in chiefs] + [("worker", i) for i in _indices(spec, "worker")]
-        rank = 0 if task_type == "chief" else task_id + len(chiefs)
-        world = len(order)
-    else:
+        # TF: the (single) evaluator is a cluster, or a partition, of its own.
+        return ProcessGroupSettings(0, 1, 0, 1, None, None, None, task_type, task_id, True, source)
+    if task_type not in ("chief", "worker"):
         raise ValueError(f"There is no id for task_type {task_type!r}: MultiWorkerMirroredStrategy "
                          "runs chief and worker tasks (and an evaluator on its own); parameter "
                          "servers belong to ParameterServerStrategy.")
+    chiefs = _indices(spec, "chief")
+    order = [("chief", i) for i in chiefs] + [("worker", i) for i in _indices(spec, "worker")]
+    rank = 0 if task_type == "chief" else task_id + len(chiefs)
+    world = len(order)
     if world == 1:
         return ProcessGroupSettings(0, 1, 0, 1, None, None, None, task_type, task_id, True, source)
     addresses = [spec.task_address(job, i) for job, i in order]

@@ -138,9 +138,12 @@ def copy_to_devices(value: Any, devices: Sequence[torch.device]) -> tuple:
     out = []
     for i, dev in enumerate(devices):
         if isinstance(value, IndexedSlices):
-            out.append(value if value.values.device == dev else IndexedSlices(
-                value.values.to(dev, non_blocking=True), value.indices.to(dev, non_blocking=True),
-                value.dense_shape))
+            if value.values.device == dev:
+                out.append(value if i == 0 else IndexedSlices(
+                    value.values._lazy_clone(), value.indices._lazy_clone(), value.dense_shape))
+            else:
+                out.append(IndexedSlices(value.values.to(dev, non_blocking=True),
+                                         value.indices.to(dev, non_blocking=True), value.dense_shape))
             continue
         if value.device == dev:
             out.append(value if i == 0 else value._lazy_clone())

@@ -195,7 +195,8 @@ class ReplicaContext:
             return value
 
         def merge(strategy: "Strategy", *per_replica: Any) -> list:
-            return [strategy.extended._gather_to(t, axis) for t in per_replica]
+            return [strategy.extended._replicate(strategy.extended._gather_to(t, axis))
+                    for t in per_replica]
 
         gathered = self.merge_call(merge, args=tuple(flat))
         from .values import select_replica
@@ -294,6 +295,10 @@ class StrategyExtended:
 
     def _broadcast_to(self, tensor: Any, destinations: Any) -> Any:
         return tensor
+
+    def _replicate(self, value: Any) -> Any:
+        """`value` once per local replica (each its own copy-on-write tensor)."""
+        return value
 
     def batch_update(self, var_grad_pairs: list, fn: Callable[[list], Any]) -> Any:
         """tfcompat extension: apply `fn` to many `(variable, value)` pairs at once.

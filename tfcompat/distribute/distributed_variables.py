@@ -247,8 +247,16 @@ class DistributedVariable(Variable, values_lib.DistributedDelegate):
         return values_lib.DistributedValues.__str__(self)
 
     def __deepcopy__(self, memo: dict) -> Any:
-        raise TypeError(f"A {type(self).__name__} cannot be deep-copied outside its strategy; "
-                        "copy its value instead (e.g. tf.Variable(v.read_value())).")
+        """A new distributed variable of the same strategy, devices and aggregation (as TF)."""
+        import copy
+        with _strategy_scope(self):
+            parts = []
+            for value in self._values:
+                with device_lib.device(value.device):
+                    parts.append(copy.deepcopy(value, memo))
+            copied = type(self)(self._distribute_strategy, tuple(parts), self._aggregation)
+        memo[id(self)] = copied
+        return copied
 
 
 class _Saveable:
@@ -384,10 +392,10 @@ class SyncOnReadVariable(DistributedVariable):
         return self if kwargs.get("read_value", True) else None
 
     def _scatter_func(self, method: str, *args: Any) -> Any:
-        if _in_replica_context() or values_lib.update_replica_id() is not None:
-            return getattr(self._get(), method)(*args)
-        raise NotImplementedError(f"{method} on a SyncOnReadVariable is supported in replica "
-                                  "context only (each replica updates its own component).")
+        # As TF, in every context (scatter into a per-replica partial sum has no clear meaning).
+        raise NotImplementedError(
+            f"Variables with `synchronization=ON_READ` doesn't support `{method}`: update the "
+            "replica's value with assign/assign_add inside strategy.run instead.")
 
     def _saveable(self) -> _Saveable:
         def tensor() -> torch.Tensor:

@@ -219,6 +219,9 @@ class MirroredExtended(StrategyExtended):
             tensor = convert_to_tensor(tensor)
         return self._place(tensor, self._destination_devices(destinations, tensor))
 
+    def _replicate(self, value: Any) -> Any:
+        return self._place(value, self._torch_devices)
+
     def _gather_to(self, value: Any, axis: int) -> Any:
         from ..framework.tensor_conversion import convert_to_tensor
         parts = [convert_to_tensor(p) for p in self._components_of(value)]

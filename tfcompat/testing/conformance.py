@@ -22,7 +22,9 @@ attributes:
 * `item_assignment`: whether `v[key] = value` works (a tfcompat extension;
   TF variables raise TypeError);
 * `gradients`: whether `tf.GradientTape` laws apply;
-* `pickling`: whether the pickle round trip applies.
+* `pickling`: whether the pickle round trip applies;
+* `scatter`: whether the `scatter_*` family applies (TF's sync-on-read
+  variables refuse it).
 
 To drop one law for a type that cannot honour it, set the test to `None` in
 the subclass (`test_pickle_round_trip = None`); pytest then skips it. To
@@ -223,6 +225,8 @@ class VariableConformance:
     item_assignment: bool = True
     gradients: bool = True
     pickling: bool = True
+    #: whether the scatter family applies (TF's sync-on-read variables refuse scatter_*)
+    scatter: bool = True
 
     # -- helpers --------------------------------------------------------------
     def make(self, initial_value: Any, **kwargs: Any) -> Any:
@@ -238,6 +242,12 @@ class VariableConformance:
             raise TypeError(f"{type(self).__name__} must set `factory = staticmethod(...)`: a "
                             "callable factory(initial_value, **kwargs) -> variable.")
         return factory(initial_value, **kwargs)
+
+    def _kinds(self, kinds: tuple = ref.MUTATION_KINDS) -> tuple:
+        """The mutation kinds that apply to this variable type, of `kinds`."""
+        if self.scatter:
+            return tuple(kinds)
+        return tuple(k for k in kinds if not k.startswith("scatter"))
 
     def _dtype(self, data: Any, *, floating: Optional[bool] = None) -> dtypes_lib.DType:
         choices = [d for d in self.dtypes
@@ -277,7 +287,9 @@ class VariableConformance:
         else:
             shape = self._shape(data)
         value = self._value(data, dtype, shape)
-        kinds = FAMILIES[family]
+        kinds = self._kinds(FAMILIES[family])
+        if not kinds:
+            pytest.skip(f"the {family} family does not apply to this variable type")
         ops = data.draw(tfst.mutation_sequences(value, min_size=1, max_size=5, kinds=kinds,
                                                 item_assign=(family in ("slice", "mixed")
                                                              and self.item_assignment)),
@@ -306,7 +318,7 @@ class VariableConformance:
         min_rank = 1 if reads in ("slicing", "gather") else 0
         shape = self._shape(data, min_rank=min_rank, min_side=1 if min_rank else 0)
         value = self._value(data, dtype, shape)
-        ops = data.draw(tfst.mutation_sequences(value, min_size=1,
+        ops = data.draw(tfst.mutation_sequences(value, min_size=1, kinds=self._kinds(),
                                                 item_assign=self.item_assignment),
                         label="mutations")
         under_tape = self.gradients and data.draw(st.booleans(), label="under_tape")
@@ -373,6 +385,8 @@ class VariableConformance:
     # -- failed mutations ---------------------------------------------------------
     @_law(pytest.mark.parametrize("reason", list(tfst.INVALID_REASONS)))
     def test_failed_mutations_change_nothing(self, reason: str, data: Any) -> None:
+        if reason.startswith("scatter") and not self.scatter:
+            pytest.skip("scatter_* does not apply to this variable type")
         dtype = self._dtype(data, floating=False if reason == "python_float_int" else None)
         dt = tfst.numpy_dtype(dtype)
         shape = data.draw(tfst.shapes(min_rank=0 if reason in ("assign_shape", "update_shape",
@@ -380,7 +394,8 @@ class VariableConformance:
                                       else 1, max_rank=self.max_rank, max_side=self.max_side)
                           .filter(lambda s: tfst.reason_applies(reason, dt, s)), label="shape")
         value = self._value(data, dtype, shape)
-        bad = data.draw(tfst.invalid_mutations(dtype, shape, reasons=[reason]), label="invalid")
+        bad = data.draw(tfst.invalid_mutations(dtype, shape, reasons=[reason], scatter=self.scatter),
+                        label="invalid")
         v = self.make(value)
         before = v.read_value()
         with pytest.raises(bad.exception()):

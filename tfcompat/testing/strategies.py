@@ -462,11 +462,13 @@ def _non_integral(draw: Any, shape: tuple) -> np.ndarray:
 
 @st.composite
 def invalid_mutations(draw: Any, dtype: Any, shape: Sequence[int], *,
-                      reasons: Iterable[str] = INVALID_REASONS) -> ref.InvalidMutation:
+                      reasons: Iterable[str] = INVALID_REASONS,
+                      scatter: bool = True) -> ref.InvalidMutation:
     """A mutation TF rejects for a variable of `dtype` and fully known `shape`.
 
     Each comes with the error TF 2.21 raises (see `INVALID_REASONS`); after
-    it the variable must be unchanged.
+    it the variable must be unchanged. `scatter=False` draws no `scatter_*`
+    mutation (for variable types that refuse the whole family).
     """
     dt = numpy_dtype(dtype)
     shape = tuple(shape)
@@ -486,7 +488,8 @@ def invalid_mutations(draw: Any, dtype: Any, shape: Sequence[int], *,
                                    "InvalidArgumentError", f"delta of shape {bad} for {shape}")
     if reason == "dtype_tensor":
         family = draw(st.sampled_from([f for f in ("dense", "slice", "scatter", "scatter_nd")
-                                       if f in ("dense", "slice") or shape and shape[0] > 0]))
+                                       if f in ("dense", "slice") or scatter and shape
+                                       and shape[0] > 0]))
         if family == "dense":
             cls = draw(st.sampled_from([ref.Assign, ref.AssignAdd, ref.AssignSub]))
             op = cls(draw(vals(shape)), form="tensor_other")
@@ -504,7 +507,7 @@ def invalid_mutations(draw: Any, dtype: Any, shape: Sequence[int], *,
         return ref.InvalidMutation(op, "ValueError", "a tensor of another dtype")
     if reason == "python_float_int":
         family = draw(st.sampled_from([f for f in ("dense", "slice", "scatter_nd")
-                                       if f != "scatter_nd" or shape and shape[0] > 0]))
+                                       if f != "scatter_nd" or scatter and shape and shape[0] > 0]))
         if family == "dense":
             cls = draw(st.sampled_from([ref.Assign, ref.AssignAdd, ref.AssignSub]))
             op = cls(_non_integral(draw, shape), form="list")
