@@ -481,3 +481,26 @@ def test_sync_on_read_refuses_scatter_as_tf():
     with pytest.raises(NotImplementedError, match="synchronization=ON_READ` doesn't support "
                                                   "`scatter_add`"):
         v.scatter_add(tf.IndexedSlices(torch.ones(1), torch.tensor([0])))
+
+
+# -- the seed's multi-step loop --------------------------------------------------------------
+
+def test_run_steps_on_iterator_reports_the_last_step():
+    strategy = mirrored()
+    with strategy.scope():
+        v = tf.Variable(0.0, aggregation=tf.VariableAggregation.SUM)
+    batches = iter([per_replica([1.0], [2.0]), per_replica([3.0], [4.0]), per_replica([5.0], [6.0])])
+
+    def step(ctx, x):
+        v.assign_add(tf.reduce_sum(x))
+        ctx.set_last_step_output("x", tf.reduce_sum(x), reduce_op=tf.distribute.ReduceOp.SUM)
+        ctx.set_non_tensor_output("id", tf.distribute.get_replica_context().replica_id_in_sync_group)
+        with pytest.raises(ValueError, match="needs a reduce_op"):
+            ctx.set_last_step_output("y", x)
+
+    ctx = strategy.extended.experimental_run_steps_on_iterator(step, batches, iterations=3,
+                                                               initial_loop_values={"x": None})
+    assert float(ctx.last_step_outputs["x"]) == 11.0
+    assert ctx.non_tensor_outputs["id"] == (0, 1)
+    assert float(v.numpy()) == 21.0
+    assert isinstance(ctx, values_lib.MultiStepContext)

@@ -31,7 +31,7 @@ __all__ = [
     "DistributedValues", "DistributedDelegate", "PerReplica", "Mirrored", "PerDevice",
     "current_replica_id", "update_replica_id", "regroup", "select_replica", "select_device",
     "select_replica_mirrored", "select_device_mirrored", "update_regroup", "value_container",
-    "is_distributed",
+    "is_distributed", "MultiStepContext",
 ]
 
 
@@ -344,3 +344,7 @@ def value_container(value: Any) -> Any:
     """The distributed variable `value` is a component of, or `value` itself."""
     container = _container_of(value)
     return container if container is not None else value
+
+
+# The seed kept the multi-step loop's context here too.
+from .multi_step import MultiStepContext  # noqa: E402
