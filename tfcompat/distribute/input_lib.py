@@ -525,8 +525,7 @@ class DistributedDatasetsFromFunction:
                  num_replicas_in_sync: int, local_devices: Sequence[Any], num_workers: int = 1,
                  worker_index: int = 0, wrap: Callable[[tuple], Any] = PerReplica,
                  options: Optional[InputOptions] = None,
-                 any_worker_has_data: Optional[Callable[[bool], bool]] = None,
-                 _drop_partial: bool = False) -> None:
+                 any_worker_has_data: Optional[Callable[[bool], bool]] = None) -> None:
         mode = InputReplicationMode.PER_WORKER if options is None else (
             options.experimental_replication_mode)
         per_replica = mode is InputReplicationMode.PER_REPLICA
@@ -558,7 +557,8 @@ class DistributedDatasetsFromFunction:
             _check_source(source, "The dataset_fn of distribute_datasets_from_function")
             self._sources.append(source)
         self._per_replica = per_replica
-        self._drop_partial = _drop_partial or all(
+        # A loader that promises full batches stands for TF's statically shaped elements.
+        self._drop_partial = all(
             isinstance(s, torch.utils.data.DataLoader) and s.drop_last and s.batch_size is not None
             for s in self._sources)
         self._multi_worker = num_workers > 1
@@ -627,7 +627,8 @@ class PerDeviceDataset(DistributedDatasetsFromFunction):
     def __init__(self, dataset: Iterable[Any], devices: Sequence[Any],
                  prefetch_on_device: Optional[bool] = None) -> None:
         super().__init__(lambda context: dataset, num_replicas_in_sync=len(devices),
-                         local_devices=devices, _drop_partial=True)
+                         local_devices=devices)
+        self._drop_partial = True
 
 
 # -- Several steps at once (the seed's MultiIterator, for experimental_run_steps_on_iterator) ---
