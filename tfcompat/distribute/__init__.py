@@ -7,6 +7,7 @@ from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended, ValueCo
                              in_cross_replica_context)
 from .distributed_variables import (AggregatingVariable, DistributedVariable, MirroredVariable,
                                     SyncOnReadVariable)
+from .input_lib import InputContext, InputOptions, InputReplicationMode
 from .mirrored_strategy import MirroredStrategy
 from .one_device_strategy import OneDeviceStrategy
 from . import experimental
@@ -18,4 +19,5 @@ __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_st
            "in_cross_replica_context", "experimental_set_strategy", "MirroredStrategy",
            "DistributedValues", "PerReplica", "Mirrored", "DistributedVariable",
            "MirroredVariable", "SyncOnReadVariable", "AggregatingVariable", "ValueContext",
-           "OneDeviceStrategy", "experimental"]
+           "OneDeviceStrategy", "experimental", "InputContext", "InputOptions",
+           "InputReplicationMode"]

@@ -274,6 +274,26 @@ class StrategyExtended:
                                      initial_loop_values)
 
     # -- what a strategy with several replicas provides ------------------------
+    def _input_layout(self, with_flags: bool = False) -> dict:
+        """How input is split here: replicas in sync, local devices, this worker's place."""
+        from ..framework import device as device_lib
+        layout = dict(num_replicas_in_sync=self._container_strategy.num_replicas_in_sync,
+                      local_devices=tuple(device_lib.torch_device_for(d)
+                                          for d in self.worker_devices),
+                      num_workers=self._worker_count(), worker_index=self._worker_index())
+        if with_flags and self._worker_count() > 1:
+            layout["any_worker_has_data"] = self._any_worker_has_data
+        return layout
+
+    def _worker_count(self) -> int:
+        return 1
+
+    def _worker_index(self) -> int:
+        return 0
+
+    def _any_worker_has_data(self, mine: bool) -> bool:
+        return mine
+
     def _local_replicas(self) -> int:
         """Replicas in this process (threads of one `run`)."""
         return 1
@@ -453,6 +473,26 @@ class Strategy:
         """Every replica's `value` concatenated along `axis`, in replica order (cross-replica)."""
         _require_cross_replica(self._extended, "gather")
         return self._extended._gather_to(value, axis)
+
+    def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> Any:
+        """Split each global batch of `dataset` across the replicas (`PerReplica` elements).
+
+        `dataset`: any re-iterable of batches (nests of tensors, numpy arrays,
+        numbers), e.g. a `torch.utils.data.DataLoader` with the global batch
+        size; see `input_lib.py` for TF's split rules, which it follows.
+        """
+        from . import input_lib
+        return input_lib.distribute_dataset(dataset, options=options, **self._extended._input_layout())
+
+    def distribute_datasets_from_function(self, dataset_fn: Callable[..., Any],
+                                          options: Any = None) -> Any:
+        """`dataset_fn(tf.distribute.InputContext)` per input pipeline; its per-replica batches
+        are dealt to the local replicas in turn."""
+        from . import input_lib
+        return input_lib.distribute_from_function(dataset_fn, options=options,
+                                                  **self._extended._input_layout(with_flags=True))
+
+    experimental_distribute_datasets_from_function = distribute_datasets_from_function
 
     def experimental_local_results(self, value: Any) -> tuple:
         """The components of a distributed value held by this process (`(value,)` otherwise)."""
