@@ -137,6 +137,15 @@ def _new_leaf(var: Any, key: int, value: torch.Tensor, leaves: _Leaves) -> Optio
     return leaf
 
 
+def _only_leaf(plan: Any, inputs: list) -> Optional[torch.Tensor]:
+    """The one input whose gradient is a source's whole gradient, or None."""
+    if type(plan) is int:
+        return inputs[plan]
+    if isinstance(plan, tuple) and plan[0] == "var" and len(plan[2]) == 1 and not plan[3]:
+        return inputs[plan[2][0]]
+    return None
+
+
 class _Recorder:
     """The tape's side of the variable read protocol (`framework/variable_protocol.py`)."""
 
@@ -532,12 +541,19 @@ class GradientTape:
             grad_outs = [torch.ones_like(t) if w is None else w.to(t.dtype).expand_as(t)
                          for t, w in pairs]
         retain_graph, create_graph = self._graph_flags() if flags is None else flags
+        observer = None if batched else protocol.gradient_observer()
+        token = None
+        if observer is not None:
+            token = observer.before(sources, [_only_leaf(plan, inputs) for plan in plans])
         with _requiring_grad(lent):
             raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
                                       create_graph=create_graph, allow_unused=True,
                                       is_grads_batched=batched)
-        return [raw[plan] if type(plan) is int else _assemble(plan, raw, batched)
-                for plan in plans]
+        result = [raw[plan] if type(plan) is int else _assemble(plan, raw, batched)
+                  for plan in plans]
+        if token is not None:
+            token.finish(result)
+        return result
 
     def _stacked_gradients(self, out: torch.Tensor, weights: torch.Tensor, sources: list) -> list:
         """Per source, the gradients of `out` weighted by each row of `weights`, stacked.

@@ -9,6 +9,8 @@ from .distributed_variables import (AggregatingVariable, DistributedVariable, Mi
                                     SyncOnReadVariable)
 from .input_lib import InputContext, InputOptions, InputReplicationMode
 from .mirrored_strategy import MirroredStrategy
+from .multi_worker_mirrored_strategy import MultiWorkerMirroredStrategy
+from . import cluster_resolver
 from .one_device_strategy import OneDeviceStrategy
 from . import experimental
 from .reduce_util import ReduceOp
@@ -20,4 +22,4 @@ __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_st
            "DistributedValues", "PerReplica", "Mirrored", "DistributedVariable",
            "MirroredVariable", "SyncOnReadVariable", "AggregatingVariable", "ValueContext",
            "OneDeviceStrategy", "experimental", "InputContext", "InputOptions",
-           "InputReplicationMode"]
+           "InputReplicationMode", "MultiWorkerMirroredStrategy", "cluster_resolver"]

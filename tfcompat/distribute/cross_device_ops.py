@@ -87,7 +87,7 @@ def reduce_values(reduce_op: ReduceOp, values: Sequence[Any]) -> Any:
     device = values[0].device
     same = [v if v.device == device else v.to(device) for v in values]
     with torch.no_grad():
-        total = same[0] if len(same) == 1 else reduction_ops.add_n(same)
+        total = same[0].detach()._lazy_clone() if len(same) == 1 else reduction_ops.add_n(same)
         if reduce_op is ReduceOp.MEAN:
             total = _divide(total, len(values))
     return total
@@ -123,7 +123,9 @@ def batch_reduce_values(reduce_op: ReduceOp, per_value: Sequence[Sequence[Any]])
     with torch.no_grad():
         for idx in groups.values():
             columns = [[per_value[k][r] for k in idx] for r in range(n_replicas)]
-            total = columns[0] if n_replicas == 1 else torch._foreach_add(columns[0], columns[1])
+            # (one replica: its values, off the graph and never aliased by the result)
+            total = [t.detach()._lazy_clone() for t in columns[0]] if n_replicas == 1 else \
+                torch._foreach_add(columns[0], columns[1])
             for r in range(2, n_replicas):
                 torch._foreach_add_(total, columns[r])
             if reduce_op is ReduceOp.MEAN and n_replicas > 1:

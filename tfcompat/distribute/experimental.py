@@ -2,5 +2,7 @@
 
 from .central_storage_strategy import CentralStorageStrategy
 from .distribute_lib import ValueContext
+from .multi_worker_mirrored_strategy import (
+    _ExperimentalMultiWorkerMirroredStrategy as MultiWorkerMirroredStrategy)
 
-__all__ = ["CentralStorageStrategy", "ValueContext"]
+__all__ = ["CentralStorageStrategy", "ValueContext", "MultiWorkerMirroredStrategy"]

@@ -13,7 +13,14 @@ other. This module is the seam, and it imports nothing of tfcompat:
   variable's read calls `recorder.dense(var, cell)` / `recorder.sparse(...)`
   while `recording` is non-zero, so `variables` never imports `autodiff`;
   `recorder.paused()` is `tf.init_scope()` (variable creation runs in it,
-  as in TF).
+  as in TF);
+* the gradient observer: a strategy that reduces gradients across
+  processes sets one for the threads running its replicas
+  (`observing_gradients`); `tape.gradient` then calls
+  `observer.before(sources, leaves)` before its backward pass (`leaves[i]`:
+  the one tensor whose gradient is source i's, or None) and
+  `token.finish(gradients)` after it, so the strategy can hook the reads and
+  start its all-reduces while backward still runs.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import contextlib
 import threading
 from typing import Any, Optional
 
-__all__ = ["is_variable", "storage", "update_components", "set_recorder"]
+__all__ = ["is_variable", "storage", "update_components", "set_recorder", "gradient_observer",
+           "observing_gradients"]
 
 
 def is_variable(x: Any) -> bool:
@@ -76,3 +84,27 @@ def add_recording(delta: int) -> None:
     global recording
     with _count_lock:
         recording += delta
+
+
+class _Observers(threading.local):
+    def __init__(self) -> None:
+        self.observer: Any = None
+
+
+_observers = _Observers()
+
+
+def gradient_observer() -> Any:
+    """The gradient observer of this thread (see the module docstring), or None."""
+    return _observers.observer
+
+
+@contextlib.contextmanager
+def observing_gradients(observer: Any) -> Any:
+    """Make `observer` this thread's gradient observer for the block."""
+    saved = _observers.observer
+    _observers.observer = observer
+    try:
+        yield
+    finally:
+        _observers.observer = saved
