@@ -58,7 +58,6 @@ import datetime
 import functools
 import hashlib
 import os
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -123,23 +122,30 @@ def _where() -> str:
     return "this worker"
 
 
-def _translate(err: BaseException, what: str, advice: str = "") -> Optional[errors.OpError]:
-    """TF's error for a failed torch collective, or None when `err` is not a transport failure."""
+def _translate(err: BaseException, what: str, advice: Optional[str] = None,
+               timeout_s: Optional[float] = None) -> Optional[errors.OpError]:
+    """TF's error for a failed torch collective, or None when `err` is not a transport failure.
+
+    A timeout becomes `DeadlineExceededError`; a closed, reset or refused
+    connection (or any other torch `DistError`) `UnavailableError`. `advice`
+    replaces the default hint on what to check."""
     text = str(err)
     low = text.lower()
-    timeout_s = _Group.timeout_s
+    timeout_s = _Group.timeout_s if timeout_s is None else timeout_s
     if "timed out" in low or "timeout" in low or "deadline" in low:
         return errors.DeadlineExceededError(None, None, (
             f"{what} on {_where()} got no answer from the other workers within {timeout_s:g} s "
-            f"({TIMEOUT_ENV}). A worker may be stuck or dead, slower than the timeout (raise "
-            f"{TIMEOUT_ENV}), or running a different sequence of collectives: check every "
-            f"worker's log.{advice} From torch: {text}"))
+            f"({TIMEOUT_ENV}). " + (advice or (
+                f"A worker may be stuck or dead, slower than the timeout (raise {TIMEOUT_ENV}), "
+                "or running a different sequence of collectives: check every worker's log."))
+            + f" From torch: {text}"))
     network = ("connection", "closed", "reset by peer", "broken pipe", "peer", "socket", "refused")
     if isinstance(err, dist.DistError) or any(word in low for word in network):
         return errors.UnavailableError(None, None, (
-            f"{what} on {_where()} failed: another worker has probably died or lost its network "
-            "connection; check its log. The process group cannot be used after this error: restart "
-            f"the job (or the failed workers) from the last checkpoint.{advice} From torch: {text}"))
+            f"{what} on {_where()} failed: " + (advice or (
+                "another worker has probably died or lost its network connection; check its log. "
+                "The process group cannot be used after this error: restart the job (or the "
+                "failed workers) from the last checkpoint.")) + f" From torch: {text}"))
     return None
 
 
@@ -176,9 +182,10 @@ def init_process_group(settings: Union[ProcessGroupSettings, Mapping[str, Any], 
     a local process). `backend` overrides `default_backend()`. `timeout`
     bounds the rendezvous and every later collective (see
     `collective_timeout`). A one-process group uses an in-memory store (no
-    network). A worker that cannot reach the others within the timeout
-    raises `DeadlineExceededError`; a refused or broken connection
-    `UnavailableError`.
+    network). A worker that cannot reach the chief raises
+    `DeadlineExceededError` after about twice the timeout (torch's store
+    client retries its connection once); a refused or broken connection
+    raises `UnavailableError`.
     """
     if settings is None:
         settings = process_group_settings()
@@ -213,9 +220,9 @@ def init_process_group(settings: Union[ProcessGroupSettings, Mapping[str, Any], 
         translated = _translate(
             e, f"init_process_group (joining {where} as rank {settings.rank} of "
                f"{settings.world_size})",
-            " Check that all workers were started with the same cluster description, that the "
+            "Check that all workers were started with the same cluster description, that the "
             "chief (rank 0) is running, and that its address is reachable from this host and its "
-            "port is not used by another program.")
+            "port is not used by another program.", td.total_seconds())
         if translated is None:
             raise
         raise translated from e
@@ -414,10 +421,11 @@ class CollectiveOps:
         self.group = group
         self.rank = dist.get_rank(group)
         self.world_size = dist.get_world_size(group)
-        backend = str(dist.get_backend(group))
-        self._gloo = "gloo" in backend
+        # "gloo", "nccl", or a per-device list such as "cpu:gloo,cuda:nccl"
+        self.backend = str(dist.get_backend(group))
+        self._cpu_gloo = self.backend == "gloo" or "cpu:gloo" in self.backend
         # Metadata travels on the CPU when gloo is there: no device sync to read it.
-        self._meta_device = torch.device("cpu") if self._gloo else torch.device(
+        self._meta_device = torch.device("cpu") if self._cpu_gloo else torch.device(
             "cuda", torch.cuda.current_device())
         self.bucket_bytes = int(bucket_bytes)
         checks = (checks or os.environ.get(CHECKS_ENV) or "first").lower()
@@ -493,7 +501,7 @@ class CollectiveOps:
 
     def _launch_sum(self, flat: torch.Tensor, bucket: Bucket, what: str) -> _Flight:
         """Start summing `flat` (the bucket's buffer, summed in place) across workers."""
-        label = (f"{what} of bucket {bucket.index} ({bucket.nbytes} bytes of "
+        label = (f"{what} bucket {bucket.index} ({bucket.nbytes} bytes of "
                  f"{str(bucket.dtype).replace('torch.', '')} on {bucket.device})")
         if flat.dtype is torch.bool:
             raise errors.InvalidArgumentError(None, None, (
@@ -545,7 +553,7 @@ class CollectiveOps:
                     flat = torch.cat([tensors[s].reshape(-1) for s in bucket.slots])
                 else:
                     flat = torch.empty(bucket.numel, dtype=bucket.dtype, device=bucket.device)
-                label = f"broadcast of bucket {bucket.index} ({bucket.nbytes} bytes) from rank {src}"
+                label = f"broadcast bucket {bucket.index} ({bucket.nbytes} bytes) from rank {src}"
                 work = None
                 if self.world_size > 1 and bucket.numel:
                     work = _call(label, dist.broadcast, flat.view(torch.uint8), global_src,
@@ -615,12 +623,19 @@ class CollectiveOps:
 
     def barrier(self) -> None:
         """Wait until every worker arrives (TF's `multi_worker_util.wait_for_other_workers`).
-        On gloo, torch's monitored barrier names the workers that did not arrive."""
+
+        A gloo group uses torch's monitored barrier, whose error names the
+        workers that did not arrive. torch implements that for pure gloo
+        groups only, so a mixed group ("cpu:gloo,cuda:nccl") sums a one-element
+        CPU tensor instead (every worker must contribute: a barrier), and an
+        NCCL-only group uses `torch.distributed.barrier`."""
         if self.world_size == 1:
             return
-        if self._gloo:
+        if self.backend == "gloo":
             _call("barrier", dist.monitored_barrier, self.group,
                   datetime.timedelta(seconds=_Group.timeout_s), True)
+        elif self._cpu_gloo:
+            _call("barrier", dist.all_reduce, torch.zeros(1), dist.ReduceOp.SUM, self.group)
         else:
             _call("barrier", dist.barrier, self.group)
 

@@ -175,7 +175,7 @@ class _Round:
 
     def _launch(self, index: int) -> None:
         self.flights.append(self.reducer.collectives._launch_sum(
-            self.flats[index], self.reducer.buckets[index], "all_reduce of gradients"))
+            self.flats[index], self.reducer.buckets[index], "gradient all_reduce"))
         self.next = index + 1
 
 
