@@ -491,6 +491,8 @@ class CollectiveOps:
         op = ReduceOp.from_value(op)
         tensors = list(tensors)
         plan = self._plan("all_reduce", _layout_of(tensors), (self.bucket_bytes,))
+        for bucket in plan:  # refuse before anything is sent, on every worker alike
+            _check_summable(bucket.dtype, "all_reduce")
         flights = []
         with torch.no_grad():
             for bucket in plan:
@@ -503,10 +505,7 @@ class CollectiveOps:
         """Start summing `flat` (the bucket's buffer, summed in place) across workers."""
         label = (f"{what} bucket {bucket.index} ({bucket.nbytes} bytes of "
                  f"{str(bucket.dtype).replace('torch.', '')} on {bucket.device})")
-        if flat.dtype is torch.bool:
-            raise errors.InvalidArgumentError(None, None, (
-                f"{what}: bool tensors cannot be summed across workers (TF has no bool "
-                "reduction); cast them with tf.cast to an integer dtype first."))
+        _check_summable(flat.dtype, what)
         if self.world_size == 1:
             return _Flight(None, flat, label)
         widened = flat.to(_WIDEN[flat.dtype]) if flat.dtype in _WIDEN else None
@@ -638,6 +637,13 @@ class CollectiveOps:
             _call("barrier", dist.all_reduce, torch.zeros(1), dist.ReduceOp.SUM, self.group)
         else:
             _call("barrier", dist.barrier, self.group)
+
+
+def _check_summable(dtype: torch.dtype, what: str) -> None:
+    if dtype is torch.bool:
+        raise errors.InvalidArgumentError(None, None, (
+            f"{what}: bool tensors cannot be summed across workers (TF has no bool "
+            "reduction); cast them with tf.cast to an integer dtype first."))
 
 
 def _mismatch_message(everyone: List[Any], me: int, note: str = "") -> str:

@@ -125,8 +125,8 @@ class BucketedGradientReducer:
                     rnd.missing.append(b.index)
                     parts = [torch.zeros(n, dtype=b.dtype, device=b.device) if g is None else g
                              for g, n in zip(parts, b.numels)]
-                    for s, g in zip(b.slots, (grads[s] for s in b.slots)):
-                        rnd.arrived[s] = g is not None
+                    for s in b.slots:
+                        rnd.arrived[s] = grads[s] is not None
                 rnd.flats.append(torch.cat([g.reshape(-1) for g in parts]))
                 rnd.pending[b.index] = 0
         rnd.launch_ready()
