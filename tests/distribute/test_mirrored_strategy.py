@@ -125,19 +125,37 @@ def test_merge_call_sees_per_replica_arguments_and_returns_each_replica_its_part
     assert [float(t) for t in seen["value"].values] == [0.0, 1.0]
 
 
-def test_a_replica_that_raises_makes_run_raise_and_leaves_no_thread_blocked():
+@pytest.mark.parametrize("failing", [0, 1])
+def test_a_replica_that_raises_makes_run_raise_and_leaves_no_thread_blocked(failing):
     strategy = mirrored()
-    before = threading.active_count()
 
     def fn():
         ctx = tf.distribute.get_replica_context()
-        if ctx.replica_id_in_sync_group == 1:
-            raise KeyError("replica one failed")
-        ctx.merge_call(lambda s: None)  # replica 0 waits here when replica 1 raises
+        if ctx.replica_id_in_sync_group == failing:
+            raise KeyError("replica failed")
+        ctx.merge_call(lambda s: None)  # the other replica waits here (or has not started)
 
-    with pytest.raises(KeyError, match="replica one failed"):
-        strategy.run(fn)
-    assert threading.active_count() == before
+    strategy.run(lambda: None)  # the strategy's replica threads exist from here on
+    before = threading.active_count()
+    for _ in range(3):
+        with pytest.raises(KeyError, match="replica failed"):
+            strategy.run(fn)
+    assert threading.active_count() == before  # no thread left behind, none blocked
+    pool = strategy.extended._replica_pool
+    assert all(t.done and t.fn is None for t in pool.threads)
+    assert strategy.run(lambda: 7) == 7  # and the replicas still run
+
+
+def test_replica_threads_end_with_their_strategy():
+    import gc
+    strategy = mirrored()
+    strategy.run(lambda: None)
+    threads = list(strategy.extended._replica_pool.threads)
+    del strategy
+    gc.collect()
+    for t in threads:
+        t.join(timeout=5)
+    assert not any(t.is_alive() for t in threads)
 
 
 def test_replicas_making_different_merge_calls_is_an_error():

@@ -28,7 +28,10 @@ raise an internal abort), so no thread is left blocked.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable, Optional
+
+import torch
 
 from ..framework import device as device_lib
 from ..framework import name_scope as name_scope_lib
@@ -69,14 +72,20 @@ def _shared_creator(store: _SharedVariables, replica_id: int) -> Callable[..., A
 
 
 class _ReplicaThread(threading.Thread):
-    def __init__(self, run: "_Run", replica_id: int, fn: Callable[..., Any], args: tuple,
-                 kwargs: dict) -> None:
+    """One replica's thread: it lives as long as its strategy and runs one job per `run`."""
+
+    def __init__(self, replica_id: int) -> None:
         super().__init__(name=f"replica_{replica_id}", daemon=True)
-        self.run_state = run
         self.replica_id = replica_id
-        self.fn, self.args, self.kwargs = fn, args, kwargs
         self.should_run = threading.Event()
         self.has_paused = threading.Event()
+        self.stopping = False
+        self._job(None, None, (), {})
+
+    def _job(self, run: Optional["_Run"], fn: Optional[Callable[..., Any]], args: tuple,
+             kwargs: dict) -> None:
+        self.run_state = run
+        self.fn, self.args, self.kwargs = fn, args, kwargs
         self.done = False
         self.result: Any = None
         self.exc: Optional[BaseException] = None
@@ -87,12 +96,23 @@ class _ReplicaThread(threading.Thread):
         self.merge_name_scope = ""
 
     def run(self) -> None:
-        self.should_run.wait()
-        self.should_run.clear()
+        while True:
+            self.should_run.wait()
+            self.should_run.clear()
+            if self.stopping:
+                return
+            self._run_job()
+            self.has_paused.set()
+
+    def _run_job(self) -> None:
         state = self.run_state
         try:
             if state.aborted:
                 return
+            # OpenMP's thread count is per thread: a new thread would get the library default
+            # (every core), and two replicas would oversubscribe the CPU. Take the caller's.
+            if torch.get_num_threads() != state.num_threads:
+                torch.set_num_threads(state.num_threads)
             strategy = state.strategy
             extended = strategy.extended
             replica_ctx = distribute_lib.ReplicaContext(
@@ -111,7 +131,7 @@ class _ReplicaThread(threading.Thread):
             self.exc = e
         finally:
             self.done = True
-            self.has_paused.set()
+            self.fn = self.args = self.kwargs = None  # nothing of this run stays referenced
 
 
 class _Run:
@@ -123,18 +143,57 @@ class _Run:
         # replica threads start in the caller's scope.
         self.name_scope = name_scope_lib.current_name_scope()
         self.shared = _SharedVariables()
+        self.num_threads = torch.get_num_threads()
+
+
+class _Pool:
+    """A strategy's replica threads, reused by every `run` (one `run` at a time)."""
+
+    def __init__(self, n: int) -> None:
+        self.lock = threading.Lock()
+        self.threads = [_ReplicaThread(i) for i in range(n)]
+        for t in self.threads:
+            t.start()
+
+    def stop(self) -> None:
+        for t in self.threads:
+            t.stopping = True
+            t.should_run.set()
+
+
+def _pool_of(extended: Any, n: int) -> _Pool:
+    pool = extended.__dict__.get("_replica_pool")
+    if pool is None or len(pool.threads) != n:
+        pool = _Pool(n)
+        extended._replica_pool = pool
+        weakref.finalize(extended, pool.stop)  # the threads end with their strategy
+    return pool
 
 
 def call_for_each_replica(strategy: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """Run `fn(*args, **kwargs)` on every local replica; regroup the results (`PerReplica`)."""
     n = strategy.extended._local_replicas()
+    pool = _pool_of(strategy.extended, n)
+    if not pool.lock.acquire(blocking=False):
+        # A run inside a run of the same strategy (from a merge function, or another thread):
+        # threads of its own.
+        pool = _Pool(n)
+        pool.lock.acquire()
+        try:
+            return _call(pool, strategy, fn, args, kwargs)
+        finally:
+            pool.stop()
+    try:
+        return _call(pool, strategy, fn, args, kwargs)
+    finally:
+        pool.lock.release()
+
+
+def _call(pool: _Pool, strategy: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     run = _Run(strategy)
-    threads = [
-        _ReplicaThread(run, i, fn, values_lib.select_replica(i, args),
-                       values_lib.select_replica(i, kwargs))
-        for i in range(n)]
-    for t in threads:
-        t.start()
+    threads = pool.threads
+    for i, t in enumerate(threads):
+        t._job(run, fn, values_lib.select_replica(i, args), values_lib.select_replica(i, kwargs))
     try:
         while True:
             for t in threads:
@@ -152,15 +211,18 @@ def call_for_each_replica(strategy: Any, fn: Callable[..., Any], args: tuple, kw
             _merge(strategy, threads)
     except BaseException:
         run.aborted = True
-        for t in threads:
+        for t in threads:  # release every replica still waiting (at its start or a merge call)
             if not t.done:
                 t.should_run.set()
+                t.has_paused.wait(timeout=60)
+                t.has_paused.clear()
         for t in threads:
-            t.join(timeout=60)
+            t._job(None, None, (), {})
         raise
+    results = [t.result for t in threads]
     for t in threads:
-        t.join()
-    return values_lib.regroup([t.result for t in threads])
+        t._job(None, None, (), {})
+    return values_lib.regroup(results)
 
 
 def _merge(strategy: Any, threads: list) -> None:
