@@ -142,7 +142,7 @@ def test_a_replica_that_raises_makes_run_raise_and_leaves_no_thread_blocked(fail
             strategy.run(fn)
     assert threading.active_count() == before  # no thread left behind, none blocked
     pool = strategy.extended._replica_pool
-    assert all(t.done and t.fn is None for t in pool.threads)
+    assert all(t.run_state is None and t.fn is None for t in pool.threads)
     assert strategy.run(lambda: 7) == 7  # and the replicas still run
 
 

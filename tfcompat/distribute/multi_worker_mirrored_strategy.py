@@ -31,6 +31,7 @@ Under it the chief is `task_type == "worker"`, `task_id == 0` (or the
 
 from __future__ import annotations
 
+import atexit
 import weakref
 from typing import Any, Callable, Optional
 
@@ -66,6 +67,11 @@ class CollectiveAllReduceExtended(MirroredExtended):
         self._settings = settings
         super().__init__(container_strategy, _local_devices(settings))
         self._collectives = collectives_lib.init_process_group(settings)
+        if settings.world_size > 1:
+            # Leave the group before the interpreter tears down: gloo's threads destroyed with
+            # the process still in a group abort it ("terminate called without an active
+            # exception") after a run that succeeded.
+            atexit.register(collectives_lib.shutdown_process_group)
         self._num_workers = settings.world_size
         self._rank = settings.rank
         self._communication_options = communication_options
