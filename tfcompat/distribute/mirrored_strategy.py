@@ -152,8 +152,7 @@ class MirroredExtended(StrategyExtended):
                 destinations, "_update_components"):
             parts = destinations._update_components() if hasattr(
                 destinations, "_update_components") else destinations.values
-            return tuple(device_lib.torch_device_for(p.device) if isinstance(p.device, str)
-                         else p.device for p in parts)
+            return tuple(_torch_device_of(p) for p in parts)
         if isinstance(destinations, (str, device_lib.DeviceSpec)):
             return (device_lib.torch_device_for(destinations),)
         if isinstance(destinations, torch.device):
@@ -277,6 +276,14 @@ class MirroredExtended(StrategyExtended):
 
     def read_var(self, var: Any) -> Any:
         return var.read_value()
+
+
+def _torch_device_of(value: Any) -> torch.device:
+    dev = getattr(value, "_tdevice", None)  # a ResourceVariable's (no name to parse)
+    if dev is not None:
+        return dev
+    dev = value.device
+    return device_lib.torch_device_for(dev) if isinstance(dev, str) else dev
 
 
 def protocol_components(var: Any) -> tuple:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Optional, Sequence
 
+import torch
+
 from ..framework import device as device_lib
 from ..framework import nest
 
@@ -227,15 +229,18 @@ def regroup(values: Sequence[Any], wrap_class: type = PerReplica,
     if not values:
         raise ValueError("regroup needs one value per replica, got none.")
     v0 = values[0]
+    if type(v0) is torch.Tensor:  # the common leaf (gradients, losses): no container to find
+        if all(v is v0 for v in values):
+            return wrap_class(values) if always_wrap else v0
+        return wrap_class(values)
     if isinstance(v0, list):
         for v in values[1:]:
             _same_structure(v0, v, list)
-        return [regroup([v[i] for v in values], wrap_class, always_wrap) for i in range(len(v0))]
+        return [regroup(items, wrap_class, always_wrap) for items in zip(*values)]
     if isinstance(v0, tuple):
         for v in values[1:]:
             _same_structure(v0, v, tuple)
-        items = tuple(regroup([v[i] for v in values], wrap_class, always_wrap)
-                      for i in range(len(v0)))
+        items = tuple(regroup(parts, wrap_class, always_wrap) for parts in zip(*values))
         return type(v0)._make(items) if hasattr(v0, "_fields") else items
     if isinstance(v0, dict):
         keys = set(v0)

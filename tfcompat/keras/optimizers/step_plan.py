@@ -39,6 +39,7 @@ from ...framework import device as device_lib
 from ...framework import variable_protocol as protocol
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor_conversion import convert_to_tensor
+from ...distribute import values as distribute_values
 from ...ops._indices import checks_on_host
 from ...variables.scatter import check_gather_indices
 
@@ -81,25 +82,35 @@ class StepPlan:
     checked the variables' dtypes and created their slots.
     """
 
-    __slots__ = ("key", "refs", "checks", "has_duplicates", "batchable",
+    __slots__ = ("key", "refs", "checks", "replica_checks", "has_duplicates", "batchable",
                  "dense_groups", "validated", "__weakref__")
 
     def __init__(self, var_list: list, key: tuple, refs: tuple) -> None:
         self.key = key
         self.refs = refs
-        checks = []
-        for var in var_list:
-            cell = protocol.storage(var)
-            checks.append((None, None, None) if cell is None else
-                          (cell, cell.value.dtype, cell.value.get_device()))
-        self.checks = tuple(checks)  # (storage cell, torch dtype, device index), or Nones
+        self.checks = _checks(var_list)  # (storage cell, torch dtype, device index), or Nones
+        # A distributed variable has no cell of its own: its components do, one per replica
+        # (the gradients a replica computes are checked against its own components), and the
+        # strategy's batch update hands each replica's components to the kernels.
+        self.replica_checks: Optional[tuple] = None
+        parts = [protocol.update_components(v) for v in var_list]
+        n = len(parts[0]) if parts else 0
+        if n > 1 and all(len(p) == n and p[0] is not v for p, v in zip(parts, var_list)):
+            self.replica_checks = tuple(_checks([p[i] for p in parts]) for i in range(n))
         self.has_duplicates = len(set(key)) != len(key)
-        # A distributed variable has no cell of its own: its components do, one per replica,
-        # and the strategy's batch update hands each replica's components to the kernels.
         self.batchable = not self.has_duplicates and all(
-            c[0] is not None or _components_have_cells(v) for c, v in zip(checks, var_list))
+            c[0] is not None or _components_have_cells(v) for c, v in zip(self.checks, var_list))
         self.dense_groups: Optional[list] = None  # the multi-tensor groups, once a batch ran
         self.validated = False
+
+
+def _checks(var_list: list) -> tuple:
+    checks = []
+    for var in var_list:
+        cell = protocol.storage(var)
+        checks.append((None, None, None) if cell is None else
+                      (cell, cell.value.dtype, cell.value.get_device()))
+    return tuple(checks)
 
 
 def _components_have_cells(var: Any) -> bool:
@@ -178,7 +189,12 @@ def checked_gradients(plan: StepPlan, variables: list, grads: Iterable,
     append = out.append
     tensor = torch.Tensor
     all_dense = True
-    for grad, (cell, dtype, device) in zip(grads, plan.checks):
+    checks = plan.checks
+    if plan.replica_checks is not None:
+        replica = distribute_values.current_replica_id()
+        if replica is not None:
+            checks = plan.replica_checks[replica]
+    for grad, (cell, dtype, device) in zip(grads, checks):
         # (dtype is None for a variable without a storage cell: never the fast path)
         if (type(grad) is tensor and grad.dtype is dtype and grad.get_device() == device
                 and grad.shape == cell.value.shape and grad.is_contiguous()):
