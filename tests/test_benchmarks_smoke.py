@@ -86,3 +86,13 @@ def test_local_timer_times_calls():
     timer.prepare()  # (once)
     assert len(calls) == 2
     assert timer.run(4) >= 0 and len(calls) == 6
+
+
+def test_distribute_script_runs_quick(capsys):
+    """benchmarks/distribute.py --quick: 2 gloo workers against DDP (which must train alike),
+    and the in-process figures."""
+    from benchmarks import distribute
+    distribute.main(["--quick", "--device", "cpu", "--threads", "1", "--repeat", "3"])
+    out = capsys.readouterr().out
+    assert "MultiWorkerMirroredStrategy, 2 gloo workers" in out
+    assert "MirroredStrategy over 2 logical CPUs" in out and "merge_call round trip" in out
