@@ -95,7 +95,9 @@ def worker_main(args) -> None:
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     rank, world = strategy.cluster_resolver.task_id, strategy.num_replicas_in_sync
     init = _init(layers)
-    x, y = _data(batch, layers[0], seed=100 + rank)
+    device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() \
+        else torch.device("cpu")  # the NCCL path where there are GPUs
+    x, y = (t.to(device) for t in _data(batch, layers[0], seed=100 + rank))
     global_batch = batch * world
 
     with strategy.scope():
@@ -113,7 +115,7 @@ def worker_main(args) -> None:
             opt.apply_gradients(zip(grads, params))
         strategy.run(replica_step)
 
-    model = torch.nn.parallel.DistributedDataParallel(_TorchMLP(init))
+    model = torch.nn.parallel.DistributedDataParallel(_TorchMLP(init).to(device))
     torch_opt = torch.optim.SGD(model.parameters(), lr=0.01, foreach=True)
     ce = torch.nn.CrossEntropyLoss(reduction="sum")
 
@@ -127,7 +129,7 @@ def worker_main(args) -> None:
 
     ms = interleaved_ms({"tfcompat": tf_step, "ddp": ddp_step_scaled}, repeat=args.repeat, warmup=3)
     for p, q in zip(params, model.parameters()):  # the same training on both sides
-        ref = q.detach().T if q.dim() == 2 else q.detach()
+        ref = (q.detach().T if q.dim() == 2 else q.detach()).cpu()
         np.testing.assert_allclose(p.numpy(), ref.numpy(), rtol=1e-3, atol=1e-4)
     if rank == 0:
         print(json.dumps({"workers": world, "layers": list(layers), "batch_per_worker": batch,

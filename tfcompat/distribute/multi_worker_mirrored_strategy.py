@@ -66,6 +66,9 @@ class CollectiveAllReduceExtended(MirroredExtended):
         settings = process_group_settings(cluster_resolver)
         self._settings = settings
         super().__init__(container_strategy, _local_devices(settings))
+        if torch.cuda.is_available() and torch.cuda.device_count() > 0:
+            # NCCL's communicators use the current CUDA device: this worker's.
+            torch.cuda.set_device(settings.local_rank % torch.cuda.device_count())
         self._collectives = collectives_lib.init_process_group(settings)
         if settings.world_size > 1:
             # Leave the group before the interpreter tears down: gloo's threads destroyed with
