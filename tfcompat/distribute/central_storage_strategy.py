@@ -16,15 +16,22 @@ from ..framework import device as device_lib
 from ..variables.enums import VariableAggregation
 from . import distributed_variables as dv
 from . import values as values_lib
-from .mirrored_strategy import MirroredExtended, MirroredStrategy, default_devices
+from .mirrored_strategy import MirroredExtended, MirroredStrategy
 
 __all__ = ["CentralStorageStrategy"]
+
+
+def _default_compute_devices() -> tuple:
+    """TF's default compute devices here: every visible GPU, else the CPU (one replica; not
+    every logical CPU, unlike `MirroredStrategy()`)."""
+    gpus = device_lib.list_logical_devices("GPU")
+    return tuple(d.name for d in gpus) if gpus else ("/device:CPU:0",)
 
 
 class CentralStorageExtended(MirroredExtended):
     def __init__(self, container_strategy: Any, compute_devices: Optional[Sequence[Any]],
                  parameter_device: Optional[Any]) -> None:
-        super().__init__(container_strategy, compute_devices or default_devices())
+        super().__init__(container_strategy, compute_devices or _default_compute_devices())
         if parameter_device is None:
             parameter_device = self._devices[0] if len(self._devices) == 1 else "/device:CPU:0"
         self._parameter_device = device_lib.canonicalize(parameter_device)

@@ -8,8 +8,9 @@ into one result per destination device:
   `MEAN` divides the sum by the number of values;
 * `IndexedSlices` are concatenated (values and indices), as TF aggregates
   sparse gradients; `MEAN` divides the values;
-* the replicas' values must agree in dtype and shape: a mismatch is a
-  `ValueError` naming both replicas' values;
+* the replicas' values must agree in dtype and shape: a mismatch is an
+  `InvalidArgumentError` (as TF's `AddN` and collectives) naming both
+  replicas' values;
 * results for replicas on the same torch device are copy-on-write clones of
   one tensor (no copy unless somebody writes, and a write never reaches the
   other replica's result); on other devices a copy there.
@@ -27,35 +28,71 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from ..framework.copy_on_write import snapshot_of
+from ..framework import dtypes
+from ..framework.dtypes import tf_type_name
+from ..framework.errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import reduction_ops
 from .reduce_util import ReduceOp
 
-__all__ = ["reduce_values", "batch_reduce_values", "copy_to_devices", "check_compatible"]
+__all__ = ["reduce_values", "batch_reduce_values", "copy_to_devices", "check_compatible",
+           "check_gatherable"]
 
 
 def _describe(t: Any) -> str:
     if isinstance(t, IndexedSlices):
-        return f"IndexedSlices(values shape={list(t.values.shape)}, dtype={t.values.dtype})"
-    return f"shape={list(t.shape)} dtype={t.dtype}"
+        return (f"IndexedSlices(values shape={list(t.values.shape)}, "
+                f"dtype={dtypes.from_torch(t.values.dtype).name})")
+    return f"shape={list(t.shape)} dtype={dtypes.from_torch(t.dtype).name}"
+
+
+def _mismatch(what: str, first: Any, i: int, v: Any, a: Any, b: Any) -> InvalidArgumentError:
+    """TF's error class for replicas whose values differ (`AddN`'s, the collectives'), naming
+    both replicas' values."""
+    if a.dtype != b.dtype:
+        problem = (f"replica {i}'s value was expected to be a {tf_type_name(a.dtype)} tensor but "
+                   f"is a {tf_type_name(b.dtype)} tensor")
+    else:
+        problem = "Shape mismatch"
+    return InvalidArgumentError(
+        None, None,
+        f"Cannot {what} across replicas ({problem}): replica 0 has {_describe(first)} but "
+        f"replica {i} has {_describe(v)}; every replica must pass values of the same dtype and "
+        "shape.")
 
 
 def check_compatible(values: Sequence[Any], what: str = "reduce") -> None:
-    """Raise a `ValueError` naming the first two replicas whose values differ in dtype or shape."""
+    """Raise an `InvalidArgumentError` naming the first two replicas whose values differ in
+    dtype or shape."""
     first = values[0]
     for i, v in enumerate(values[1:], 1):
         if isinstance(first, IndexedSlices) or isinstance(v, IndexedSlices):
             a = first.values if isinstance(first, IndexedSlices) else first
             b = v.values if isinstance(v, IndexedSlices) else v
             if a.dtype != b.dtype or a.shape[1:] != b.shape[1:]:
-                raise ValueError(f"Cannot {what} across replicas: replica 0 has {_describe(first)} "
-                                 f"but replica {i} has {_describe(v)}.")
+                raise _mismatch(what, first, i, v, a, b)
             continue
         if v.dtype != first.dtype or v.shape != first.shape:
-            raise ValueError(f"Cannot {what} across replicas: replica 0 has {_describe(first)} but "
-                             f"replica {i} has {_describe(v)}; every replica must pass values of "
-                             "the same dtype and shape.")
+            raise _mismatch(what, first, i, v, first, v)
+
+
+def check_gatherable(values: Sequence[torch.Tensor], axis: int) -> None:
+    """What a gather along `axis` needs of the replicas' values, with TF's exception classes:
+    rank >= 1 (`ValueError`), one dtype and the same shape off `axis` (`InvalidArgumentError`)."""
+    first = values[0]
+    if first.dim() == 0:
+        raise ValueError("Cannot gather scalars across replicas: every replica's value needs "
+                         "rank >= 1 (add an axis first, e.g. tf.expand_dims(value, 0)).")
+    rank = first.dim()
+    if not -rank <= axis < rank:
+        raise ValueError(f"Cannot gather along axis {axis}: the replicas' values have rank {rank}.")
+    a = axis % rank
+    for i, v in enumerate(values[1:], 1):
+        if v.dtype != first.dtype or v.dim() != rank or \
+                v.shape[:a] != first.shape[:a] or v.shape[a + 1:] != first.shape[a + 1:]:
+            raise _mismatch("gather", first, i, v, first, v)
 
 
 def _as_tensors(values: Sequence[Any]) -> list:
@@ -87,7 +124,7 @@ def reduce_values(reduce_op: ReduceOp, values: Sequence[Any]) -> Any:
     device = values[0].device
     same = [v if v.device == device else v.to(device) for v in values]
     with torch.no_grad():
-        total = same[0].detach()._lazy_clone() if len(same) == 1 else reduction_ops.add_n(same)
+        total = snapshot_of(same[0].detach()) if len(same) == 1 else reduction_ops.add_n(same)
         if reduce_op is ReduceOp.MEAN:
             total = _divide(total, len(values))
     return total
@@ -124,7 +161,7 @@ def batch_reduce_values(reduce_op: ReduceOp, per_value: Sequence[Sequence[Any]])
         for idx in groups.values():
             columns = [[per_value[k][r] for k in idx] for r in range(n_replicas)]
             # (one replica: its values, off the graph and never aliased by the result)
-            total = [t.detach()._lazy_clone() for t in columns[0]] if n_replicas == 1 else \
+            total = [snapshot_of(t.detach()) for t in columns[0]] if n_replicas == 1 else \
                 torch._foreach_add(columns[0], columns[1])
             for r in range(2, n_replicas):
                 torch._foreach_add_(total, columns[r])
@@ -142,13 +179,14 @@ def copy_to_devices(value: Any, devices: Sequence[torch.device]) -> tuple:
         if isinstance(value, IndexedSlices):
             if value.values.device == dev:
                 out.append(value if i == 0 else IndexedSlices(
-                    value.values._lazy_clone(), value.indices._lazy_clone(), value.dense_shape))
+                    snapshot_of(value.values), snapshot_of(value.indices), value.dense_shape))
             else:
                 out.append(IndexedSlices(value.values.to(dev, non_blocking=True),
                                          value.indices.to(dev, non_blocking=True), value.dense_shape))
             continue
         if value.device == dev:
-            out.append(value if i == 0 else value._lazy_clone())
+            # (memory numpy lent, e.g. a tf.constant of a list, is copied: torch cannot share it)
+            out.append(value if i == 0 else snapshot_of(value))
         else:
             out.append(value.to(dev, non_blocking=True))
     return tuple(out)

@@ -142,14 +142,22 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self) -> Any:
-        return self._replica_id
+        """This replica's id among all replicas in sync: as TF, an int32 scalar tensor made
+        when asked (on the replica's device), and the Python int 0 in the default replica
+        context. The tensor indexes lists and compares with ints (`ids[r]`, `r == 0`);
+        tfcompat's own code reads the int (`_replica_id`)."""
+        if self._is_default:
+            return self._replica_id
+        from ..framework import dtypes
+        from ..framework.tensor_conversion import convert_to_tensor
+        return convert_to_tensor(self._replica_id, dtype=dtypes.int32)
 
     @property
-    def devices(self) -> tuple:
-        """The devices this replica computes on (one)."""
-        devices = self._strategy.extended.worker_devices
-        return (devices[self._local_replica_id],) if self._local_replica_id < len(devices) \
-            else devices[:1]
+    def devices(self) -> Any:
+        """The devices this replica computes on, as TF lists them: a tuple of the current
+        device (the default replica context), a list of the replica's device list under the
+        mirrored strategies (`[["/job:.../device:CPU:1"]]`)."""
+        return self._strategy.extended._replica_devices(self._local_replica_id)
 
     def merge_call(self, merge_fn: Callable[..., Any], args: tuple = (),
                    kwargs: Optional[dict] = None) -> Any:
@@ -233,12 +241,12 @@ class StrategyExtended:
     def reduce_to(self, reduce_op: Any, value: Any, destinations: Any, options: Any = None) -> Any:
         """Combine a per-replica `value` onto `destinations` (a variable, a distributed value,
         a device name; None: where `value` lives). Cross-replica context only."""
-        _require_cross_replica(self, "reduce_to")
+        _require_cross_replica()
         return self._reduce_to(ReduceOp.from_value(reduce_op), value, destinations)
 
     def batch_reduce_to(self, reduce_op: Any, value_destination_pairs: Any, options: Any = None) -> list:
         """Reduce many `(value, destination)` pairs at once (gradients: one call per step)."""
-        _require_cross_replica(self, "batch_reduce_to")
+        _require_cross_replica()
         return self._batch_reduce_to(ReduceOp.from_value(reduce_op), list(value_destination_pairs))
 
     def broadcast_to(self, tensor: Any, destinations: Any) -> Any:
@@ -250,11 +258,24 @@ class StrategyExtended:
         """Run `fn(var_component, *args)` for each of `var`'s components (one, by default).
 
         Each call sees its replica's part of `args`/`kwargs`; with `group`
-        the results come back regrouped (`Mirrored`), else as a tuple per
-        distributed result. Cross-replica context only.
+        the results come back regrouped (`Mirrored` of their values), else
+        as a tuple per result. In cross-replica context (or outside every
+        scope: the strategy's scope is entered, as TF). In replica context,
+        as TF 2.21, the replicas' calls merge (`merge_call`) into one update
+        of every component with their arguments, and each replica gets its
+        part of the result.
         """
-        _require_cross_replica(self, "update")
-        return self._update(var, fn, tuple(args), dict(kwargs or {}), group)
+        args, kwargs = tuple(args), dict(kwargs or {})
+        ctx = _current().replica_context
+        if ctx is not None and not ctx._is_default:
+            def merge_fn(_: "Strategy", *merged_args: Any, **merged_kwargs: Any) -> Any:
+                return self.update(var, fn, merged_args, merged_kwargs, group=group)
+            return ctx.merge_call(merge_fn, args=args, kwargs=kwargs)
+        strategy = self._container_strategy
+        if strategy is _default_strategy() or _current().strategy is strategy:
+            return self._update(var, fn, args, kwargs, group)
+        with strategy.scope():
+            return self._update(var, fn, args, kwargs, group)
 
     def read_var(self, var: Any) -> Any:
         """The seed's `read_var`: `var`'s value as cross-replica code sees it."""
@@ -309,9 +330,22 @@ class StrategyExtended:
     def _gather_to(self, value: Any, axis: int) -> Any:
         from ..framework.tensor_conversion import convert_to_tensor
         from .values import DistributedValues
-        parts = value.values if isinstance(value, DistributedValues) else (value,)
+        if not isinstance(value, DistributedValues):
+            return value
         import torch
-        return torch.cat([convert_to_tensor(p) for p in parts], dim=axis)
+        return torch.cat([convert_to_tensor(p) for p in value.values], dim=axis)
+
+    def _local_results(self, value: Any) -> tuple:
+        """The components of a distributed value held by this process, else `(value,)`."""
+        from .values import DistributedValues
+        if isinstance(value, DistributedValues):
+            return tuple(value.values)
+        return (value,)
+
+    def _replica_devices(self, local_replica_id: int) -> Any:
+        """What `ReplicaContext.devices` says for a replica (TF's base: the current device)."""
+        from ..framework import device as device_lib
+        return (device_lib.current_device(),)
 
     def _broadcast_to(self, tensor: Any, destinations: Any) -> Any:
         return tensor
@@ -336,7 +370,7 @@ class StrategyExtended:
                         kwargs: Optional[dict] = None, group: bool = True) -> Any:
         """Run `fn(*args)` once per device of `colocate_with` (variables that are not slots:
         the seed's `_finish` updates of optimizer-wide state)."""
-        _require_cross_replica(self, "update_non_slot")
+        _require_cross_replica()
         return self._update_non_slot(colocate_with, fn, tuple(args), dict(kwargs or {}), group)
 
     def _update_non_slot(self, colocate_with: Any, fn: Callable[..., Any], args: tuple,
@@ -368,18 +402,22 @@ class StrategyExtended:
             return fn(*select_replica(0, args), **select_replica(0, kwargs))
 
     def _reduce(self, reduce_op: ReduceOp, value: Any) -> Any:
-        """`strategy.reduce` without an axis: one tensor on the current device."""
+        """`strategy.reduce` without an axis: one tensor (or nest) on the current device."""
         from ..framework import device as device_lib
         reduced = self.reduce_to(reduce_op, value, destinations=device_lib.current_device())
-        from .values import DistributedValues
-        return reduced.values[0] if isinstance(reduced, DistributedValues) else reduced
+        return self._local_results(reduced)[0]
 
 
-def _require_cross_replica(extended: StrategyExtended, method: str) -> None:
+_CROSS_REPLICA_ONLY = ("Method requires being in cross-replica context, use "
+                       "get_replica_context().merge_call()")
+
+
+def _require_cross_replica(message: str = _CROSS_REPLICA_ONLY) -> None:
+    """TF's `RuntimeError` (in TF's words) for a cross-replica method called in replica
+    context."""
     ctx = _current().replica_context
     if ctx is not None and not ctx._is_default:
-        raise RuntimeError(f"Method `{method}` requires being in cross-replica context, use "
-                           "get_replica_context().merge_call()")
+        raise RuntimeError(message)
 
 
 class Strategy:
@@ -440,39 +478,68 @@ class Strategy:
             return self._extended._call_for_each_replica(fn, tuple(args), dict(kwargs or {}))
 
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
-        """Combine a per-replica value across replicas (and first along `axis`) into one tensor.
+        """Combine a per-replica value (or a nest of them) across replicas into one tensor.
 
-        As TF: with `axis`, SUM sums each replica's value along it first; MEAN
-        divides the total by the number of elements along `axis` over all
-        replicas (so replicas with uneven batches give the true mean).
+        As TF: with `axis`, each replica first sums its value along it (in the
+        value's dtype: int32 stays int32), and a value that is not per-replica
+        is every replica's (SUM: n times its sum); MEAN divides the total by
+        the number of elements along `axis` over all replicas (so replicas with
+        uneven batches give the true mean), true division (integers: float64).
         """
-        _require_cross_replica(self._extended, "reduce")
+        _require_cross_replica()
         if isinstance(reduce_op, str):
             reduce_op = ReduceOp(reduce_op.upper())
         reduce_op = ReduceOp.from_value(reduce_op)
         if axis is None:
             return self._extended._reduce(reduce_op, value)
-        from ..framework.tensor_conversion import convert_to_tensor
-        from .values import DistributedValues, PerReplica
-        import torch
-        parts = value.values if isinstance(value, DistributedValues) else (value,)
-        parts = [convert_to_tensor(p) for p in parts]
+        from ..framework import dtypes
+        from ..ops import math_ops, reduction_ops
         axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
-        sums = [p.sum(dim=axes) for p in parts]
-        wrapped = PerReplica(sums) if isinstance(value, DistributedValues) else sums[0]
+        parts = self._per_replica_reads(value)
+        for p in parts:
+            for a in axes:
+                if not -p.dim() <= a < p.dim():
+                    raise ValueError(f"Invalid reduction dimension {a} for input with {p.dim()} "
+                                     "dimensions.")
+        numer = self._extended._reduce(ReduceOp.SUM, self._as_per_replica(
+            [reduction_ops.reduce_sum(p, axis=list(axes)) for p in parts]))
         if reduce_op is ReduceOp.SUM:
-            return self._extended._reduce(ReduceOp.SUM, wrapped)
-        counts = [torch.tensor(float(_count(p, axes)), dtype=p.dtype if p.is_floating_point()
-                               else torch.float64, device=p.device) for p in parts]
-        numer = self._extended._reduce(ReduceOp.SUM, wrapped)
-        denom = self._extended._reduce(
-            ReduceOp.SUM, PerReplica(counts) if isinstance(value, DistributedValues) else counts[0])
-        return numer / denom.to(numer.dtype)
+            return numer
+        from ..framework.tensor_conversion import convert_to_tensor
+        counts = [convert_to_tensor(_count(p, axes), dtype=dtypes.int64) for p in parts]
+        denom = self._extended._reduce(ReduceOp.SUM, self._as_per_replica(counts))
+        return math_ops.truediv(numer, math_ops.cast(denom, numer.dtype))
+
+    def _per_replica_reads(self, value: Any) -> list:
+        """What each local replica sees of `value` in `run` (a value that is not per-replica:
+        the same on every one), as tensors."""
+        from ..framework.tensor_conversion import convert_to_tensor
+        from .values import DistributedValues
+        if isinstance(value, DistributedValues):
+            parts = value.values
+            if getattr(type(value), "_is_distributed_variable", False):
+                parts = [p.read_value() for p in parts]
+            return [convert_to_tensor(p) for p in parts]
+        return [convert_to_tensor(value)] * self._extended._local_replicas()
+
+    @staticmethod
+    def _as_per_replica(parts: list) -> Any:
+        from .values import PerReplica
+        return parts[0] if len(parts) == 1 else PerReplica(parts)
 
     def gather(self, value: Any, axis: int) -> Any:
-        """Every replica's `value` concatenated along `axis`, in replica order (cross-replica)."""
-        _require_cross_replica(self._extended, "gather")
-        return self._extended._gather_to(value, axis)
+        """Every replica's `value` concatenated along `axis`, in replica order (cross-replica).
+
+        As TF: a value that is not distributed is returned as is, and of a
+        nest, replica 0's part of each leaf.
+        """
+        _require_cross_replica(
+            "tf.distribute.Strategy.gather method requires cross-replica context, use "
+            "get_replica_context().all_gather() instead")
+        from ..framework.indexed_slices import IndexedSlices
+        if isinstance(value, IndexedSlices):
+            raise NotImplementedError("gather does not support IndexedSlices")
+        return self._extended._local_results(self._extended._gather_to(value, axis))[0]
 
     def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> Any:
         """Split each global batch of `dataset` across the replicas (`PerReplica` elements).
@@ -495,11 +562,9 @@ class Strategy:
     experimental_distribute_datasets_from_function = distribute_datasets_from_function
 
     def experimental_local_results(self, value: Any) -> tuple:
-        """The components of a distributed value held by this process (`(value,)` otherwise)."""
-        from .values import DistributedValues
-        if isinstance(value, DistributedValues):
-            return tuple(value.values)
-        return (value,)
+        """The components of a distributed value held by this process; of a nest, as TF's
+        mirrored strategies, one nest per local replica; `(value,)` otherwise."""
+        return self._extended._local_results(value)
 
     def experimental_distribute_values_from_function(self, value_fn: Callable[..., Any]) -> Any:
         """`PerReplica` of `value_fn(tf.distribute.experimental.ValueContext)` per local replica."""

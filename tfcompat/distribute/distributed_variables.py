@@ -5,25 +5,34 @@ other code special-cases them. Each is a `tf.Variable` (the RFC thread's
 request: "anything instantiated using Variable is guaranteed to subclass
 Variable"), and a `DistributedValues` whose `.values` are the components:
 
-* `MirroredVariable` (synchronization `ON_WRITE`/`AUTO`): the components
-  are kept equal. In replica context an `assign*` goes through
-  `merge_call`: the replicas' values are combined with the variable's
-  aggregation (`SUM`, `MEAN`, `ONLY_FIRST_REPLICA`: replica 0's) and every
-  component gets the result. With aggregation `NONE` that is a `ValueError`
-  (the seed's rule; TF 2.21 lets the replicas diverge silently). In
-  cross-replica context an `assign*` updates every component.
+* `MirroredVariable` (synchronization `ON_WRITE`): the components are kept
+  equal. In replica context an `assign*` goes through `merge_call`: the
+  replicas' values are combined with the variable's aggregation (`SUM`,
+  `MEAN`, `ONLY_FIRST_REPLICA`: replica 0's) and every component gets the
+  result. With aggregation `NONE` that is a `ValueError` (the seed's rule;
+  TF 2.21 lets the replicas diverge silently). In cross-replica context an
+  `assign*` updates every component. `scatter_add/sub/mul/div` aggregate
+  the replicas' `IndexedSlices` likewise; `scatter_update/min/max` need
+  aggregation `NONE` or `ONLY_FIRST_REPLICA` (TF's rule). As TF, an update
+  returns values, not the variable: in cross-replica context a `Mirrored`
+  of the components' new values, in replica context this replica's new
+  value (`strategy.run` regroups them into a `PerReplica`).
 * `SyncOnReadVariable` (`ON_READ`; the seed's `TowerLocalVariable`): each
-  replica updates its own component; a cross-replica read combines them
-  (`SUM`/`MEAN`; `ONLY_FIRST_REPLICA` reads replica 0's). A cross-replica
-  `assign` sets every component (divided by the number of replicas for
-  `SUM`, so that saving and restoring keeps the total).
+  replica updates its own component (returning an `UnreadVariable` of it);
+  a cross-replica read combines them (`SUM`/`MEAN`; `ONLY_FIRST_REPLICA`
+  reads replica 0's). A cross-replica `assign` sets every component
+  (divided by the number of replicas for `SUM`, so that saving and
+  restoring keeps the total) and returns the combined read.
+* MEAN aggregation needs a floating dtype (TF's `ValueError` at creation).
 * `AggregatingVariable`: one variable (on the parameter device) whose
   replica-context updates are aggregated first: the central-storage
   strategy's variables.
 
 Reads resolve to a component: inside `strategy.run`, the replica's own;
 inside `extended.update`, the component being updated; in cross-replica
-context, the component on the current device or the primary (replica 0's).
+context, the component on the current device or the primary (replica 0's);
+outside every strategy scope (TF's default replica context) the primary,
+except `read_value()` and `numpy()`, which enter the strategy first (TF).
 A read under a `GradientTape` is the component's read, so the tape's
 gradient with respect to the container is the component's
 (`_watch_targets`).
@@ -51,7 +60,7 @@ from . import values as values_lib
 from .reduce_util import ReduceOp
 
 __all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "TowerLocalVariable",
-           "AggregatingVariable", "aggregation_error"]
+           "AggregatingVariable", "UnreadVariable", "aggregation_error"]
 
 
 def aggregation_error(variable_type: str) -> ValueError:
@@ -69,6 +78,11 @@ def _in_replica_context() -> bool:
     from . import distribute_lib
     ctx = distribute_lib.get_replica_context()
     return ctx is not None and not ctx._is_default
+
+
+# Scatters a MirroredVariable refuses unless its aggregation is NONE or ONLY_FIRST_REPLICA (TF's
+# rule); the others aggregate the replicas' IndexedSlices (concatenated; MEAN: values / n).
+_UNAGGREGATED_SCATTERS = frozenset({"scatter_update", "scatter_min", "scatter_max"})
 
 
 def _assign_fn(var: Variable, value: Any, read_value: bool = True) -> Any:
@@ -89,6 +103,11 @@ class DistributedVariable(Variable, values_lib.DistributedDelegate):
     _is_distributed_variable = True
 
     def __init__(self, strategy: Any, values: tuple, aggregation: VariableAggregation) -> None:
+        if aggregation == VariableAggregation.MEAN and not values[0].dtype.is_floating:
+            # As TF (after the components are made): a mean of integers has no integer result.
+            raise ValueError("creating distributed tf.Variable with aggregation=MEAN and a "
+                             "non-floating dtype is not supported, please use a different "
+                             "aggregation or dtype")
         values_lib.DistributedValues.__init__(self, values)
         self._distribute_strategy = strategy
         self._aggregation = aggregation
@@ -152,18 +171,20 @@ class DistributedVariable(Variable, values_lib.DistributedDelegate):
         return True
 
     # -- reads ------------------------------------------------------------------
-    def _read_component(self) -> Variable:
+    def _read_component(self, entering: bool = False) -> Variable:
         """The component a read resolves to here (see the module docstring)."""
-        return self._get_on_device_or_primary()
+        return self._get_on_device_or_primary(entering)
 
     def value(self) -> torch.Tensor:
         return self._get_read().value()
 
     def read_value(self) -> torch.Tensor:
-        return self._get_read().read_value()
+        # As TF, a read that enters the variable's strategy: outside every scope, under
+        # tf.device, the component on that device (value() and operators: the primary).
+        return self._get_read(entering=True).read_value()
 
-    def _get_read(self) -> Any:
-        return self._read_component()
+    def _get_read(self, entering: bool = False) -> Any:
+        return self._read_component(entering)
 
     def sparse_read(self, indices: Any, name: Any = None) -> torch.Tensor:
         return self._read_component().sparse_read(indices, name=name)
@@ -173,7 +194,7 @@ class DistributedVariable(Variable, values_lib.DistributedDelegate):
 
     def numpy(self) -> Any:
         from ..framework.numpy_interop import to_numpy
-        return to_numpy(self.value())
+        return to_numpy(self.read_value())
 
     # -- writes: subclasses define `_assign_func` ---------------------------------
     def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
@@ -293,14 +314,21 @@ class MirroredVariable(DistributedVariable, values_lib.Mirrored):
         return self._get_on_device_or_primary()
 
     def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        """Update every component (see the module docstring).
+
+        Returns as TF: inside `extended.update`, what the component's update
+        returns; in cross-replica context a `Mirrored` of the components' new
+        values; in replica context (through `merge_call`) this replica's new
+        value. None with `read_value=False`.
+        """
         update_id = values_lib.update_replica_id()
         if update_id is not None and not _in_replica_context():
             # Inside extended.update for one replica: that replica's component only.
             return f(self._values[update_id], value, **kwargs)
         if not _in_replica_context():
             with _strategy_scope(self):
-                out = self._distribute_strategy.extended.update(self, f, args=(value,), kwargs=kwargs)
-            return self if kwargs.get("read_value", True) else None
+                return self._distribute_strategy.extended.update(self, f, args=(value,),
+                                                                 kwargs=kwargs)
         aggregation = self._aggregation
         if aggregation == VariableAggregation.NONE:
             raise aggregation_error(type(self).__name__)
@@ -312,8 +340,7 @@ class MirroredVariable(DistributedVariable, values_lib.Mirrored):
             else:
                 reduced = strategy.extended.reduce_to(
                     ReduceOp.from_variable_aggregation(aggregation), value, destinations=self)
-            strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
-            return self if kw.get("read_value", True) else None
+            return strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
 
         from . import distribute_lib
         return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
@@ -321,12 +348,13 @@ class MirroredVariable(DistributedVariable, values_lib.Mirrored):
     def _scatter_func(self, method: str, *args: Any) -> Any:
         def f(var: Variable, *a: Any, read_value: bool = True) -> Any:
             return getattr(var, method)(*a)
-        if _in_replica_context() and self._aggregation not in (VariableAggregation.NONE,
-                                                              VariableAggregation.ONLY_FIRST_REPLICA):
+        if method in _UNAGGREGATED_SCATTERS and self._aggregation not in (
+                VariableAggregation.NONE, VariableAggregation.ONLY_FIRST_REPLICA):
+            # As TF, in every context: what would aggregating replacements (or minima) mean?
             raise NotImplementedError(
-                f"{method} is only supported in replica context for a MirroredVariable with NONE "
-                f"or ONLY_FIRST_REPLICA aggregation, got {self._aggregation.name}: call it in "
-                "cross-replica context (merge_call), where it updates every component.")
+                f"{method} is only supported for mirrored variable (variable created within "
+                "certain `tf.distribute.Strategy` scope) with NONE or `ONLY_FIRST_REPLICA` "
+                f"aggregation, got: {self._aggregation}.")
         if _in_replica_context() and self._aggregation == VariableAggregation.NONE:
             raise aggregation_error(type(self).__name__)
         if len(args) == 1:
@@ -352,12 +380,12 @@ class SyncOnReadVariable(DistributedVariable):
         with _strategy_scope(self):
             return self._distribute_strategy.reduce(op, self, axis=None)
 
-    def _get_read(self) -> Any:
+    def _get_read(self, entering: bool = False) -> Any:
         if _in_replica_context() or values_lib.update_replica_id() is not None:
             return self._get()
         return _TensorRead(self._get_cross_replica())
 
-    def _read_component(self) -> Any:
+    def _read_component(self, entering: bool = False) -> Any:
         if _in_replica_context() or values_lib.update_replica_id() is not None:
             return self._get()
         if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
@@ -366,9 +394,15 @@ class SyncOnReadVariable(DistributedVariable):
                          "context needs the reduced value: read v.read_value() and index it.")
 
     def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
-        update_id = values_lib.update_replica_id()
-        if _in_replica_context() or update_id is not None:
+        """Replica context: update this replica's component (TF returns its `_UnreadVariable`);
+        cross-replica context: set every component, return the reduced read (as TF)."""
+        if _in_replica_context():
+            component = self._get()
+            out = f(component, value, **kwargs)
+            return UnreadVariable(component) if out is component else out
+        if values_lib.update_replica_id() is not None:
             return f(self._get(), value, **kwargs)
+        read_value = kwargs.get("read_value", True)
         if f is not _assign_fn:
             if self._aggregation == VariableAggregation.SUM:
                 name = "assign_add" if f is _assign_add_fn else "assign_sub" if f is _assign_sub_fn \
@@ -378,7 +412,7 @@ class SyncOnReadVariable(DistributedVariable):
                     "aggregation is set to `tf.VariableAggregation.SUM`.")
             for component in self._values:
                 f(component, value, read_value=False)
-            return self if kwargs.get("read_value", True) else None
+            return self.read_value() if read_value else None
         tensor = value
         if self._aggregation == VariableAggregation.SUM:
             from ..framework.tensor_conversion import convert_to_tensor
@@ -389,7 +423,7 @@ class SyncOnReadVariable(DistributedVariable):
                 (t.double() / total).to(t.dtype)
         for component in self._values:
             component.assign(tensor, read_value=False)
-        return self if kwargs.get("read_value", True) else None
+        return self.read_value() if read_value else None
 
     def _scatter_func(self, method: str, *args: Any) -> Any:
         # As TF, in every context (scatter into a per-replica partial sum has no clear meaning).
@@ -413,6 +447,58 @@ class SyncOnReadVariable(DistributedVariable):
 
 
 TowerLocalVariable = SyncOnReadVariable  # the seed's name
+
+
+class UnreadVariable(Variable):
+    """What an update of one component returns (TF's `_UnreadVariable`): a replica's update of
+    its sync-on-read component, each call of an `extended.update` whose function returned its
+    component (`assign` returns its variable).
+
+    A variable over the component (its reads read it, its updates update
+    it) that is not the component, so that the replicas' results regroup
+    into per-replica values (`PerReplica`, or an update's `Mirrored` of
+    their values) rather than into the distributed variable.
+    """
+
+    def __init__(self, component: Variable) -> None:
+        self._component = component
+
+    name = property(lambda self: "UnreadVariable")
+    dtype = property(lambda self: self._component.dtype)
+    shape = property(lambda self: self._component.shape)
+    device = property(lambda self: self._component.device)
+    trainable = property(lambda self: self._component.trainable)
+    constraint = property(lambda self: self._component.constraint)
+    synchronization = property(lambda self: self._component.synchronization)
+    aggregation = property(lambda self: self._component.aggregation)
+    handle = property(lambda self: self._component.handle)
+
+    def _watch_targets(self) -> tuple:
+        return (self._component,)
+
+    def _update_components(self) -> tuple:
+        return (self._component,)
+
+    def _torch_device(self) -> torch.device:
+        return self._component._torch_device()
+
+    def value(self) -> torch.Tensor:
+        return self._component.value()
+
+    def read_value(self) -> torch.Tensor:
+        return self._component.read_value()
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None,
+               read_value: bool = True) -> Any:
+        return self._component.assign(value, read_value=read_value)
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._component.assign_add(delta, read_value=read_value)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._component.assign_sub(delta, read_value=read_value)
 
 
 class _TensorRead:

@@ -1,16 +1,17 @@
 """`tf.distribute.MirroredStrategy`: synchronous training on the devices of one process.
 
-One replica per device: `cuda:i` for each GPU (default: every visible GPU,
-else the CPU), or the host's logical CPUs `/cpu:0` ... `/cpu:N-1` from
-`tf.config.set_logical_device_configuration`, so that multi-replica code
-runs, and is tested, without GPUs (every logical CPU computes on torch's
-`cpu`).
+One replica per device: `cuda:i` for each GPU (default, as TF: every
+visible GPU, else every logical CPU), or the host's logical CPUs `/cpu:0`
+... `/cpu:N-1` from `tf.config.set_logical_device_configuration`, so that
+multi-replica code runs, and is tested, without GPUs (every logical CPU
+computes on torch's `cpu`).
 
 * Variables created in `scope()` (or inside `run`) are built by this
   strategy's variable creator, pushed on the creator stack: one component
   per device, each initialized from component 0's value, named as TF names
   them (`v:0`, `v/replica_1:0`, ...), wrapped in a `MirroredVariable`
-  (`ON_WRITE`/`AUTO`) or a `SyncOnReadVariable` (`ON_READ`).
+  (`ON_WRITE`; `AUTO` becomes `ON_WRITE`, as TF) or a `SyncOnReadVariable`
+  (`ON_READ`).
 * `run(fn)` runs `fn` once per replica, each in its own thread, one thread
   at a time between merge calls (`mirrored_run.py`).
 * Reductions (`reduce`, `ReplicaContext.all_reduce`, the optimizer's
@@ -28,27 +29,30 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
 import torch
 
 from ..framework import device as device_lib
+from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
 from ..variables.enums import (VariableAggregation, VariableSynchronization,
                                validate_synchronization_aggregation_trainable)
 from . import cross_device_ops
 from . import distributed_variables as dv
 from . import values as values_lib
-from .distribute_lib import Strategy, StrategyExtended, _require_cross_replica
+from .distribute_lib import Strategy, StrategyExtended
 from .reduce_util import ReduceOp
 
 __all__ = ["MirroredStrategy", "MirroredExtended", "default_devices"]
 
 
 def default_devices() -> tuple:
-    """TF's default for `MirroredStrategy()`: every visible GPU, else the CPU."""
+    """TF's default for `MirroredStrategy()` (`all_local_devices`): every visible GPU, else
+    every logical CPU."""
     gpus = device_lib.list_logical_devices("GPU")
     if gpus:
         return tuple(d.name for d in gpus)
-    return ("/device:CPU:0",)
+    return tuple(d.name for d in device_lib.list_logical_devices("CPU")) or ("/device:CPU:0",)
 
 
 class MirroredExtended(StrategyExtended):
@@ -57,14 +61,11 @@ class MirroredExtended(StrategyExtended):
     def __init__(self, container_strategy: "Strategy", devices: Optional[Sequence[Any]] = None,
                  cross_device_ops: Any = None) -> None:
         super().__init__(container_strategy)
-        if devices is None:
-            devices = default_devices()
         if isinstance(devices, (str, torch.device)):
             devices = (devices,)
-        devices = tuple(devices)
-        if not devices:
-            raise ValueError("`devices` must be a non-empty list of devices, e.g. "
-                             "['/gpu:0', '/gpu:1'] or ['/cpu:0', '/cpu:1'].")
+        devices = tuple(devices) if devices is not None else ()
+        if not devices:  # None or empty: the default, as TF (`devices or all_local_devices()`)
+            devices = default_devices()
         names = tuple(device_lib.canonicalize(d) for d in devices)
         if len(set(names)) != len(names):
             raise ValueError(f"No duplicates allowed in `devices` argument: {list(devices)}.")
@@ -81,6 +82,15 @@ class MirroredExtended(StrategyExtended):
     @property
     def parameter_devices(self) -> tuple:
         return self._devices
+
+    @property
+    def worker_devices_by_replica(self) -> list:
+        """Each replica's devices (one each), as TF lists them."""
+        return [[d] for d in self._devices]
+
+    def _replica_devices(self, local_replica_id: int) -> list:
+        # TF's MirroredReplicaContext.devices: the replica's device list, in a list
+        return [self.worker_devices_by_replica[local_replica_id]]
 
     def _local_replicas(self) -> int:
         return len(self._devices)
@@ -99,6 +109,8 @@ class MirroredExtended(StrategyExtended):
             raise ValueError("`NONE` variable synchronization mode is not supported with "
                              "tf.distribute strategy. Please change the `synchronization` for "
                              f"variable: {name}")
+        if synchronization == VariableSynchronization.AUTO:
+            synchronization = VariableSynchronization.ON_WRITE  # as TF, on the components too
         kwargs.update(synchronization=synchronization, aggregation=aggregation,
                       trainable=trainable)
         devices = self._colocated_devices or self._devices
@@ -162,7 +174,14 @@ class MirroredExtended(StrategyExtended):
         return (device_lib.current_torch_device(),)
 
     def _non_distributed(self, reduce_op: ReduceOp, value: Any) -> Any:
-        """TF's `reduce_non_distributed_value`: one value that stands for every replica."""
+        """TF's `reduce_non_distributed_value`: one value that stands for every replica.
+
+        A zero that is not a tensor (Python or NumPy) reduces to zeros (a
+        NumPy zero to `np.zeros` of its shape and dtype, as TF); MEAN keeps
+        the value; SUM of anything else over several replicas is refused.
+        """
+        if isinstance(value, (np.ndarray, np.generic)) and np.all(value == 0):
+            return np.zeros(value.shape, dtype=value.dtype)
         if reduce_op is ReduceOp.MEAN or self._num_replicas_in_sync == 1:
             return value
         if isinstance(value, (int, float)) and value == 0:
@@ -172,12 +191,17 @@ class MirroredExtended(StrategyExtended):
                          "values (e.g. what each replica computed), or use MEAN.")
 
     def _reduce_to(self, reduce_op: ReduceOp, value: Any, destinations: Any) -> Any:
-        devices = self._destination_devices(destinations, value)
         if isinstance(value, values_lib.Mirrored) and reduce_op is ReduceOp.MEAN:
             return value
+        if nest.is_nested(value):  # as TF: each leaf (nests of distributed values)
+            return nest.map_structure(
+                lambda v: self._reduce_to(reduce_op, v, destinations), value)
         if not isinstance(value, values_lib.DistributedValues):
             value = self._non_distributed(reduce_op, value)
-            return self._place(value, devices)
+            if self._num_replicas_in_sync == 1:  # TF: `simple_broadcast` to the destinations
+                return self._place(value, self._destination_devices(destinations, value))
+            return value  # as TF: the one value stands for the result
+        devices = self._destination_devices(destinations, value)
         reduced = cross_device_ops.reduce_values(reduce_op, self._components_of(value))
         reduced = self._cross_worker_reduce(reduce_op, [reduced])[0]
         return self._place(reduced, devices)
@@ -211,6 +235,10 @@ class MirroredExtended(StrategyExtended):
         return copies[0] if len(copies) == 1 else values_lib.Mirrored(copies)
 
     def _broadcast_to(self, tensor: Any, destinations: Any) -> Any:
+        if isinstance(tensor, (float, int)):
+            # As TF: a Python number stays one, converted where it is used (an assign converts
+            # it to the variable's dtype; a tensor here would be int32 or float32).
+            return tensor
         if isinstance(tensor, values_lib.DistributedValues):
             tensor = tensor.values[0]
         from ..framework.tensor_conversion import convert_to_tensor
@@ -222,12 +250,25 @@ class MirroredExtended(StrategyExtended):
         return self._place(value, self._torch_devices)
 
     def _gather_to(self, value: Any, axis: int) -> Any:
+        if not isinstance(value, values_lib.DistributedValues) and (
+                self._num_workers == 1 or nest.is_nested(value)):
+            return value  # as TF: one value (or a nest of them) stands for the gathered one
         from ..framework.tensor_conversion import convert_to_tensor
         parts = [convert_to_tensor(p) for p in self._components_of(value)]
-        if len({p.dtype for p in parts}) > 1:
-            cross_device_ops.check_compatible(parts, "gather")
+        cross_device_ops.check_gatherable(parts, axis)
         here = device_lib.current_torch_device()
         return torch.cat([p.to(here) for p in parts], dim=axis)
+
+    def _local_results(self, value: Any) -> tuple:
+        """TF's `_local_results`: a distributed value's components; a nest, one nest per local
+        replica (each distributed value in it replaced by that replica's component)."""
+        if isinstance(value, values_lib.DistributedValues):
+            return tuple(value.values)
+        if nest.is_nested(value):
+            return tuple(nest.map_structure(
+                lambda x: x.values[i] if isinstance(x, values_lib.DistributedValues) else x, value)
+                for i in range(self._local_replicas()))
+        return (value,)
 
     # -- updates --------------------------------------------------------------------
     def _update(self, var: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, group: bool) -> Any:
@@ -240,8 +281,11 @@ class MirroredExtended(StrategyExtended):
         results = []
         for i, component in enumerate(parts):
             with values_lib.update_context(i), device_lib.device(component.device):
-                results.append(fn(component, *values_lib.select_replica(i, args),
-                                  **values_lib.select_replica(i, kwargs)))
+                out = fn(component, *values_lib.select_replica(i, args),
+                         **values_lib.select_replica(i, kwargs))
+            # An update returning its variable (`assign` does) gives TF's `_UnreadVariable`:
+            # its value, which does not regroup into the distributed variable.
+            results.append(dv.UnreadVariable(component) if out is component else out)
         return values_lib.update_regroup(self, results, group)
 
     def _batch_update(self, pairs: Any, fn: Callable[[Any], Any]) -> Any:
@@ -303,9 +347,9 @@ class MirroredStrategy(Strategy):
     """Synchronous training on several devices of this process (`tf.distribute.MirroredStrategy`).
 
     `devices`: TF device names (`["/gpu:0", "/gpu:1"]`, `["/cpu:0",
-    "/cpu:1"]` after splitting the CPU into logical devices); default: every
-    visible GPU, else the CPU. `cross_device_ops` is accepted for TF's
-    signature; the reduction is chosen from the devices.
+    "/cpu:1"]` after splitting the CPU into logical devices); default (None or
+    empty): every visible GPU, else every logical CPU. `cross_device_ops` is
+    accepted for TF's signature; the reduction is chosen from the devices.
     """
 
     def __init__(self, devices: Optional[Sequence[Any]] = None, cross_device_ops: Any = None) -> None:

@@ -39,6 +39,7 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import variable_protocol as protocol
+from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
 from . import collectives as collectives_lib
 from . import values as values_lib
@@ -142,6 +143,9 @@ class CollectiveAllReduceExtended(MirroredExtended):
     def _reduce_to(self, reduce_op: ReduceOp, value: Any, destinations: Any) -> Any:
         if isinstance(value, values_lib.Mirrored) and reduce_op is ReduceOp.MEAN:
             return value
+        if nest.is_nested(value):  # as TF: each leaf
+            return nest.map_structure(
+                lambda v: self._reduce_to(reduce_op, v, destinations), value)
         if not isinstance(value, values_lib.DistributedValues) and self._local_replicas() > 1:
             return super()._reduce_to(reduce_op, value, destinations)
         return self._batch_reduce_to(reduce_op, [(value, destinations)])[0]

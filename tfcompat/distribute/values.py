@@ -28,6 +28,8 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import nest
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.variable_protocol import is_variable as _is_variable
 
 __all__ = [
     "DistributedValues", "DistributedDelegate", "PerReplica", "Mirrored", "PerDevice",
@@ -119,12 +121,23 @@ class DistributedValues:
             "cross-replica context: use strategy.experimental_local_results(value) for the "
             "components, or strategy.reduce(...) to combine them.")
 
-    def _get_on_device_or_primary(self) -> Any:
+    def _get_on_device_or_primary(self, entering: bool = False) -> Any:
         """The current replica's component; in cross-replica context the one on the current
-        device, else the primary."""
-        replica_id = current_replica_id()
+        device, else the primary.
+
+        Outside every strategy (TF's default replica context, replica 0) that is the primary,
+        whatever `tf.device` says, unless `entering`: reads that enter the value's strategy
+        first (TF's `read_value()`, `numpy()`) are in cross-replica context there.
+        """
+        from . import distribute_lib
+        replica = distribute_lib.get_replica_context()
+        if replica is not None and not replica._is_default:
+            return self._values[replica._local_replica_id]
+        replica_id = _update.replica_id
         if replica_id is not None:
             return self._values[replica_id]
+        if replica is not None and not entering:
+            return self._primary
         here = device_lib.current_device()
         for value in self._values:
             if _device_of(value) == here:
@@ -332,17 +345,30 @@ def select_device_mirrored(device: Any, structured: Any) -> Any:
 
 
 def update_regroup(extended: Any, updates: Sequence[Any], group: bool) -> Any:
-    """Regroup the per-replica results of an update.
+    """Regroup the per-replica results of an update (TF's `distribute_utils.update_regroup`).
 
-    With `group`, the results are `Mirrored` values (the update kept them
-    equal); without, each distributed result is unwrapped into the tuple of
-    its components, as TF's `update(..., group=False)` returns.
+    With `group`, each result is a `Mirrored` of the replicas' values (a
+    variable among them, such as the `UnreadVariable` an update of a
+    component gives, stands for its value); results that are not tensors or
+    variables (Python values) give None, as TF's `group` of them. Without
+    `group`, each result becomes the tuple of its per-replica values
+    (`extended._local_results`): a plain result a 1-tuple.
     """
-    regrouped = regroup(updates, Mirrored)
     if not group:
+        regrouped = regroup(updates, Mirrored)
         return nest.map_structure(
-            lambda x: tuple(x.values) if isinstance(x, DistributedValues) else x, regrouped)
-    return regrouped
+            lambda x: tuple(x.values) if isinstance(x, DistributedValues) else (x,), regrouped)
+    return regroup(updates, _grouped_mirrored)
+
+
+def _grouped_mirrored(values: Sequence[Any]) -> Any:
+    """TF's `_make_grouped_mirrored`: the update's results as one `Mirrored`."""
+    values = list(values)
+    if len(values) == 1:
+        return Mirrored(values)
+    if not all(isinstance(v, (torch.Tensor, IndexedSlices)) or _is_variable(v) for v in values):
+        return None
+    return Mirrored(tuple(v.read_value() if _is_variable(v) else v for v in values))
 
 
 def value_container(value: Any) -> Any:

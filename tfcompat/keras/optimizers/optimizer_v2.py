@@ -250,12 +250,13 @@ class OptimizerV2(OptimizerWeights):
             with name_scope(self._name):
                 self._create_all_weights([])
             return None
+        plan = self._plan_for(var_list)  # (as TF, the weights exist before the context check)
         if distribute_lib.in_cross_replica_context():
             raise RuntimeError("`apply_gradients() cannot be called in cross-replica context. Use "
                                "`tf.distribute.Strategy.run` to enter replica context. For more "
                                "information, please see the docstring of "
                                "`tf.distribute.get_replica_context`.")
-        checked = step_plan.checked_gradients(self._plan_for(var_list), var_list, grads)
+        checked = step_plan.checked_gradients(plan, var_list, grads)
         grads_and_vars = checked.pairs
         if experimental_aggregate_gradients:
             grads_and_vars = self._transform_unaggregated_gradients(grads_and_vars)
@@ -324,7 +325,7 @@ class OptimizerV2(OptimizerWeights):
                 distribution.extended.batch_update(list(zip(variables, grads)),
                                                    functools.partial(self._apply_dense_batch, step=step))
                 self._increment_iterations()
-                return self.iterations
+                return self._step_result()
         dense: list = []
         one_by_one: list = []
         for grad, var in pairs:
@@ -341,7 +342,17 @@ class OptimizerV2(OptimizerWeights):
         if dense:
             distribution.extended.batch_update(dense, functools.partial(self._apply_dense_batch, step=step))
         self._increment_iterations()
-        return self.iterations
+        return self._step_result()
+
+    def _step_result(self) -> Any:
+        """What TF's `_distributed_apply` returns, `iterations.assign_add(1)`: the variable
+        (tfcompat's update result), and for a mirrored or sync-on-read `iterations` a `Mirrored`
+        of its components' new values (each replica's `apply_gradients` returns its own).
+        Read here, once, so that the increment itself returns nothing."""
+        it = self.iterations
+        if isinstance(it, distribute_values.DistributedValues):
+            return distribute_values.Mirrored(tuple(c.read_value() for c in it.values))
+        return it
 
     def _apply_one(self, var: Any, grad: Any, step: step_plan.StepCoefficients) -> Any:
         """The reference path for one variable (TF's `apply_grad_to_update_var`).
@@ -437,9 +448,9 @@ class OptimizerV2(OptimizerWeights):
         it = self.iterations
         cell = protocol.storage(it)
         if cell is None:
-            it.assign_add(1)
+            it.assign_add(1, read_value=False)
             return
-        it.assign_add(multi_tensor.scalar(1, torch.int64, cell.value.device))
+        it.assign_add(multi_tensor.scalar(1, torch.int64, cell.value.device), read_value=False)
 
     # -- host mirrors of hyperparameters ---------------------------------------------
     def _host_hyper(self, name: str, dtype: torch.dtype) -> float:
