@@ -143,12 +143,6 @@ def bugs_for(name: str, entry: str) -> list:
 
 
 BUGS = [
-    Bug("B23", "all_reduce has no gradient (distribute_lib.py ReplicaContext.all_reduce)",
-        "ReplicaContext.all_reduce is not differentiable: TF's gradient of an all-reduce is the "
-        "all-reduce of the upstream gradients; tfcompat's reduction runs under torch.no_grad and "
-        "tape.gradient returns None (distribute_lib.py ReplicaContext.all_reduce, "
-        "cross_device_ops.py reduce_values)",
-        ("all_reduce_gradient", "[!(]*")),
     Bug("B25", "to decide: tfcompat has sparse_read/gather_nd/scatter_nd_* on distributed "
         "variables, TF does not",
         "difference to decide: tfcompat implements sparse_read/gather_nd, scatter_nd_* and "

@@ -248,6 +248,25 @@ def test_replica_id_is_an_int32_tensor_that_indexes_and_compares():
     assert tf.distribute.get_replica_context().replica_id_in_sync_group == 0  # default: an int
 
 
+def test_all_reduce_joins_the_tape_only_when_its_inputs_need_gradients():
+    strategy = mirrored()
+
+    def fn():
+        ctx = tf.distribute.get_replica_context()
+        plain = ctx.all_reduce("SUM", torch.tensor([1.0]))
+        x = torch.tensor([2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = ctx.all_reduce("SUM", 3.0 * x)
+        # the gradient of an all-reduce is the all-reduce of the replicas' upstream gradients
+        return plain.grad_fn is None, y, tape.gradient(y, x)
+
+    off_graph, y, grad = strategy.run(fn)
+    assert off_graph is True
+    assert [t.tolist() for t in y.values] == [[12.0], [12.0]]
+    assert [t.tolist() for t in grad.values] == [[6.0], [6.0]]
+
+
 def test_mismatched_shapes_across_replicas_name_both():
     strategy = mirrored()
 

@@ -185,15 +185,32 @@ class ReplicaContext:
         flat = nest.flatten(value)
         if not flat:
             return value
+        if not self._is_default and _requires_grad(flat):
+            return nest.pack_sequence_as(value, _differentiable_all_reduce(self, reduce_op, flat))
+        return nest.pack_sequence_as(value, self._all_reduce_flat(reduce_op, flat))
 
+    def _all_reduce_flat(self, reduce_op: ReduceOp, flat: list, from_any_thread: bool = False) -> list:
+        """One merge call reducing every leaf of `flat`; this replica's results."""
         def merge(strategy: "Strategy", *per_replica: Any) -> list:
             return list(strategy.extended.batch_reduce_to(
                 reduce_op, [(t, None) for t in per_replica]))
 
-        reduced = self.merge_call(merge, args=tuple(flat))
+        if from_any_thread:
+            reduced = self._merge_call_from_any_thread(merge, tuple(flat))
+        else:
+            reduced = self.merge_call(merge, args=tuple(flat))
         from .values import select_replica
-        local = select_replica(self._local_replica_id, list(reduced))
-        return nest.pack_sequence_as(value, local)
+        return select_replica(self._local_replica_id, list(reduced))
+
+    def _merge_call_from_any_thread(self, merge_fn: Callable[..., Any], args: tuple) -> Any:
+        # An autograd backward runs accelerator work on the engine's device threads, not the
+        # replica's thread (blocked in tape.gradient meanwhile): the merge goes through this
+        # replica's handover all the same.
+        if self._strategy.extended._local_replicas() == 1:
+            with _enter(_Context(self._strategy, None)):
+                return merge_fn(self._strategy, *args)
+        from .mirrored_run import merge_call
+        return merge_call(self, merge_fn, args, {}, any_thread=True)
 
     def all_gather(self, value: Any, axis: int, options: Any = None) -> Any:
         """Concatenate every replica's `value` (a nest of tensors) along `axis`; every replica
@@ -418,6 +435,66 @@ def _require_cross_replica(message: str = _CROSS_REPLICA_ONLY) -> None:
     ctx = _current().replica_context
     if ctx is not None and not ctx._is_default:
         raise RuntimeError(message)
+
+
+def _requires_grad(flat: list) -> bool:
+    import torch
+    return torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad for t in flat)
+
+
+def _differentiable_all_reduce(ctx: ReplicaContext, reduce_op: ReduceOp, flat: list) -> list:
+    """`all_reduce` on the tape: as TF, the gradient of an all-reduce is the same all-reduce of
+    the replicas' upstream gradients (each replica's backward joins one more merge call)."""
+    import torch
+    call = _AllReduceCall(ctx, reduce_op, flat, [i for i, t in enumerate(flat)
+                                                 if isinstance(t, torch.Tensor)])
+    outputs = _all_reduce_function().apply(call, *[flat[i] for i in call.dense])
+    leaves = call.leaves
+    call.leaves = None
+    for i, t in zip(call.dense, outputs):
+        leaves[i] = t
+    return leaves
+
+
+class _AllReduceCall:
+    """One differentiable all-reduce: what its forward and backward need."""
+
+    __slots__ = ("ctx", "reduce_op", "flat", "dense", "leaves")
+
+    def __init__(self, ctx: ReplicaContext, reduce_op: ReduceOp, flat: list, dense: list) -> None:
+        self.ctx, self.reduce_op, self.flat, self.dense = ctx, reduce_op, flat, dense
+        self.leaves: Optional[list] = None
+
+
+_ALL_REDUCE_FUNCTION: list = []
+
+
+def _all_reduce_function() -> Any:
+    """The autograd function (made on first use: this module does not import torch)."""
+    if not _ALL_REDUCE_FUNCTION:
+        import torch
+
+        class AllReduce(torch.autograd.Function):
+            @staticmethod
+            def forward(fctx: Any, call: _AllReduceCall, *tensors: Any) -> Any:
+                leaves = list(call.flat)
+                for i, t in zip(call.dense, tensors):
+                    leaves[i] = t
+                out = call.ctx._all_reduce_flat(call.reduce_op, leaves)
+                call.leaves = list(out)
+                fctx.replica_ctx, fctx.reduce_op = call.ctx, call.reduce_op
+                # (an input handed back as is, a one-replica identity, must be a new tensor)
+                return tuple(out[i].clone() if any(out[i] is t for t in tensors) else out[i]
+                             for i in call.dense)
+
+            @staticmethod
+            def backward(fctx: Any, *grads: Any) -> Any:
+                return (None, *fctx.replica_ctx._all_reduce_flat(fctx.reduce_op, list(grads),
+                                                                 from_any_thread=True))
+
+        _ALL_REDUCE_FUNCTION.append(AllReduce)
+    return _ALL_REDUCE_FUNCTION[0]
 
 
 class Strategy:

@@ -236,10 +236,15 @@ def _merge(strategy: Any, threads: list) -> None:
         t.merge_result = values_lib.select_replica(i, result)
 
 
-def merge_call(replica_ctx: Any, merge_fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-    """A replica's side of `merge_call`: hand over, wait for the merge, return its part."""
+def merge_call(replica_ctx: Any, merge_fn: Callable[..., Any], args: tuple, kwargs: dict,
+               any_thread: bool = False) -> Any:
+    """A replica's side of `merge_call`: hand over, wait for the merge, return its part.
+
+    `any_thread`: called on the replica's behalf from another thread while the replica's own
+    thread waits for it (autograd's device threads in a backward pass the replica started).
+    """
     thread = getattr(replica_ctx, "_thread", None)
-    if thread is None or thread is not threading.current_thread():
+    if thread is None or (thread is not threading.current_thread() and not any_thread):
         raise RuntimeError("merge_call of a replica context was called outside that replica's "
                            "thread: call it from the function passed to strategy.run.")
     thread.merge_fn, thread.merge_args, thread.merge_kwargs = merge_fn, args, kwargs
