@@ -24,10 +24,12 @@ No TensorFlow needed. Where tfcompat differs from TF:
 * a tfcompat bug (`BUGS`, one `Bug` each, with what TF does and where the
   code is) marks the entries it breaks ``xfail(strict=True)``: they fail
   (XPASS) once the bug is fixed, and the rule goes with the fix;
-* a deliberate difference (`DELIBERATE`: the seed's NONE-aggregation rule)
-  or a TF quirk tfcompat does not copy (a crash, an internal `assert`,
-  copies left silently divergent) replaces TF's recorded result for that
-  entry with tfcompat's behaviour, or drops the entry, with the reason.
+* a deliberate difference (`DELIBERATE`: the seed's NONE-aggregation rule,
+  tfcompat's sparse reads and scatter_nd on distributed variables, its
+  aggregated slice assignment) or a TF quirk tfcompat does not copy (a
+  crash, an internal `assert`, copies left silently divergent) replaces
+  TF's recorded result for that entry with tfcompat's behaviour, or drops
+  the entry, with the reason.
 """
 
 from __future__ import annotations
@@ -67,8 +69,10 @@ _NONE_AGG_ERROR = {"error": "ValueError",
 
 # (program glob, entry glob, override, reason). An override is an expected error
 # ({"error", "key"}), "unchanged" (a list of components that keep their initial value),
-# ("as", program, entry) (TF's recorded result of another entry), ("trunc", dtype) (TF's
-# float result truncated to the integer dtype), or IGNORE.
+# ("components", [value, ...]) (a list of components with these values), ("as", program,
+# entry) (TF's recorded result of another entry), ("trunc", dtype) (TF's float result
+# truncated to the integer dtype), ("tfcompat", encoding) (tfcompat's result, spelled out),
+# or IGNORE.
 DELIBERATE = [
     ("mv_replica_update/NONE/*", "returned", _NONE_AGG_ERROR, _NONE_AGG),
     ("mv_replica_update/NONE/*", "after", "unchanged", _NONE_AGG),
@@ -117,6 +121,65 @@ DELIBERATE += [
 ]
 
 
+def _tensor(value: Any, shape: list, dtype: str = "float32") -> dict:
+    return {"type": "tensor", "dtype": dtype, "shape": shape, "value": value}
+
+
+def _each(kind: str, enc: dict, n: int = 2) -> dict:
+    return {"type": kind, "values": [enc] * n}
+
+
+_SPARSE = ("deliberate (docs/differences.md, Distribution): tfcompat's distributed variables "
+           "have sparse_read and gather_nd (the current component's rows), scatter_nd_update/add/"
+           "sub and batch_scatter_update (in cross-replica context an update of every "
+           "component), which TF 2.21's lack (AttributeError, NotImplementedError); a "
+           "SyncOnReadVariable's cross-replica sparse read is refused with ValueError (read the "
+           "reduced value and index it).")
+DELIBERATE += [
+    ("mv_sparse_reads", "sparse_read", ("tfcompat", _tensor([3.0, 1.0], [2])), _SPARSE),
+    ("mv_sparse_reads", "gather_nd", ("tfcompat", _tensor([2.0], [1])), _SPARSE),
+    ("mv_sparse_reads", "run_sparse_read", ("tfcompat", _each("PerReplica", _tensor([2.0], [1]))),
+     _SPARSE),
+    ("mv_scatter_nd_cross_replica", "scatter_nd_update",
+     ("tfcompat", _each("Mirrored", _tensor([[1.0, 7.0], [8.0, 4.0]], [2, 2]))), _SPARSE),
+    ("mv_scatter_nd_cross_replica", "scatter_nd_add",
+     ("tfcompat", _each("Mirrored", _tensor([[1.0, 7.0], [8.0, 5.0]], [2, 2]))), _SPARSE),
+    ("mv_scatter_nd_cross_replica", "scatter_nd_sub",
+     ("tfcompat", _each("Mirrored", _tensor([[0.0, 7.0], [8.0, 5.0]], [2, 2]))), _SPARSE),
+    ("mv_scatter_nd_cross_replica", "batch_scatter_update",
+     ("tfcompat", _each("Mirrored", _tensor([[0.0, 7.0], [9.0, 9.5]], [2, 2]))), _SPARSE),
+    ("mv_scatter_nd_cross_replica", "nd_after", ("components", [[[0.0, 7.0], [9.0, 9.5]]] * 2),
+     _SPARSE),
+    ("sync_on_read_vector", "sparse_read",
+     {"error": "ValueError", "key": "a sparse read in cross-replica context needs the reduced "
+                                    "value"}, _SPARSE),
+]
+_SLICE_ASSIGN = ("deliberate (docs/differences.md, Distribution): `v[k].assign(x)` on a "
+                 "MirroredVariable is an update of every component like `v.assign` (aggregated "
+                 "in replica context, returning what `assign` returns), so the copies stay "
+                 "equal; TF 2.21 writes one component without aggregation (cross-replica: the "
+                 "primary; each replica its own) and lets the copies diverge, and inside the "
+                 "scope its `v[k]` is a tensor without `assign` (AttributeError).")
+DELIBERATE += [
+    ("mv_cross_slice_assign", "returned", ("tfcompat", _each("Mirrored", _tensor([7.0, 2.0, 3.0],
+                                                                               [3]))),
+     _SLICE_ASSIGN),
+    ("mv_cross_slice_assign", "after", ("components", [[7.0, 2.0, 3.0]] * 2), _SLICE_ASSIGN),
+    ("mv_cross_slice_assign", "returned_range",
+     ("tfcompat", _each("Mirrored", _tensor([7.0, 8.0, 9.0], [3]))), _SLICE_ASSIGN),
+    ("mv_cross_slice_assign", "after_range", ("components", [[7.0, 8.0, 9.0]] * 2),
+     _SLICE_ASSIGN),
+    ("mv_cross_slice_assign", "in_scope",
+     ("tfcompat", _each("Mirrored", _tensor([7.0, 8.0, 5.0], [3]))), _SLICE_ASSIGN),
+    ("mv_cross_slice_assign", "after_in_scope", ("components", [[7.0, 8.0, 5.0]] * 2),
+     _SLICE_ASSIGN),
+    ("mv_replica_slice_assign", "slice_assign",  # SUM of the replicas' 5 and 6
+     ("tfcompat", _each("PerReplica", _tensor([11.0, 2.0, 3.0], [3]))), _SLICE_ASSIGN),
+    ("mv_replica_slice_assign", "after_slice_assign", ("components", [[11.0, 2.0, 3.0]] * 2),
+     _SLICE_ASSIGN),
+]
+
+
 # One line per tfcompat bug, with where its results show: (program glob, entry glob) pairs,
 # or a predicate (program, entry) -> bool. Those entries fail until the bug is fixed (xfail,
 # strict): remove the rule with the fix.
@@ -142,25 +205,9 @@ def bugs_for(name: str, entry: str) -> list:
     return [b.reason for b in BUGS if b.matches(name, entry)]
 
 
-BUGS = [
-    Bug("B25", "to decide: tfcompat has sparse_read/gather_nd/scatter_nd_* on distributed "
-        "variables, TF does not",
-        "difference to decide: tfcompat implements sparse_read/gather_nd, scatter_nd_* and "
-        "batch_scatter_update on distributed variables, which TF 2.21 lacks (AttributeError / "
-        "NotImplementedError); raise as TF or document the extension in docs/differences.md "
-        "(distributed_variables.py DistributedVariable)",
-        ("mv_sparse_reads", "[!(]*"), ("mv_scatter_nd_cross_replica", "[!(]*"),
-        ("sync_on_read_vector", "sparse_read")),
-    Bug("B26", "to decide: slice assign on a MirroredVariable differs (TF: one component, "
-        "unaggregated)",
-        "difference to decide: TF 2.21 slice-assigns a MirroredVariable (`v[i].assign`) through "
-        "one component without aggregation (cross-replica: the primary only; in replica context "
-        "each replica its own), so the copies diverge, and returns that component's value; "
-        "tfcompat runs the aggregated update on every component and returns the container: "
-        "follow TF or document (distributed_variables.py "
-        "DistributedVariable._strided_slice_assign)",
-        ("mv_cross_slice_assign", "[!(]*"), ("mv_replica_slice_assign", "[!(]*")),
-]
+# One rule per known tfcompat bug (none at present), e.g.
+#   Bug("B27", "title (file: function)", "what TF does", ("program glob", "entry glob")),
+BUGS: list = []
 
 
 def _initial(name: str) -> Any:
@@ -188,6 +235,11 @@ def expected_for(name: str, entry: str) -> Any:
         return IGNORE
     if override == "unchanged":
         return dict(recorded, items=[dict(c, value=_initial(name)) for c in recorded["items"]])
+    if isinstance(override, tuple) and override[0] == "components":
+        return dict(recorded, items=[dict(c, value=v)
+                                     for c, v in zip(recorded["items"], override[1])])
+    if isinstance(override, tuple) and override[0] == "tfcompat":
+        return override[1]
     if isinstance(override, tuple) and override[0] == "as":
         return as_numpy_prints(RECORDED[override[1]]["result"][override[2]])
     if isinstance(override, tuple) and override[0] == "trunc":
