@@ -1,0 +1,46 @@
+"""`tf.nn.compute_average_loss` and `tf.nn.scale_regularization_loss` (TF 2.21's rules)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import tfcompat as tf
+from tfcompat.framework import device as device_lib
+
+
+@pytest.fixture
+def strategy():
+    device_lib._reset_runtime()
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    device_lib._reset_runtime()
+
+
+def test_average_over_the_global_batch():
+    loss = torch.tensor([1.0, 2.0, 3.0])
+    assert float(tf.nn.compute_average_loss(loss)) == 2.0
+    assert float(tf.nn.compute_average_loss(loss, global_batch_size=8)) == 0.75
+    weighted = tf.nn.compute_average_loss(loss, sample_weight=torch.tensor([1.0, 0.0, 2.0]))
+    assert float(weighted) == pytest.approx(7.0 / 3)
+    half = tf.nn.compute_average_loss(torch.tensor([1.0, 2.0], dtype=torch.float16))
+    assert half.dtype is torch.float16
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="at least rank 1"):
+        tf.nn.compute_average_loss(torch.tensor(1.0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="positive"):
+        tf.nn.compute_average_loss(torch.tensor([1.0]), global_batch_size=0)
+    with pytest.raises(TypeError, match="integer"):
+        tf.nn.compute_average_loss(torch.tensor([1.0]), global_batch_size=2.5)
+
+
+def test_under_a_strategy_the_batch_is_scaled_by_the_replicas(strategy):
+    out = strategy.run(lambda: tf.nn.compute_average_loss(torch.tensor([1.0, 3.0])))
+    assert [float(t) for t in out.values] == [1.0, 1.0]  # 4 / (2 rows x 2 replicas)
+    reg = strategy.run(lambda: tf.nn.scale_regularization_loss([torch.tensor(2.0), torch.tensor(4.0)]))
+    assert [float(t) for t in reg.values] == [3.0, 3.0]
+    with strategy.scope(), pytest.raises(RuntimeError, match="cross replica context"):
+        tf.nn.compute_average_loss(torch.tensor([1.0]))
