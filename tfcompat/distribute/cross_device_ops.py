@@ -35,6 +35,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor
 from ..ops import reduction_ops
+from . import cuda_comm
 from .reduce_util import ReduceOp
 
 __all__ = ["reduce_values", "batch_reduce_values", "copy_to_devices", "check_compatible",
@@ -141,11 +142,13 @@ def batch_reduce_values(reduce_op: ReduceOp, per_value: Sequence[Sequence[Any]])
 
     Dense float values that share a (device, dtype) are summed with one
     `_foreach_add` per extra replica, in replica order (the sum `add_n`
-    computes for up to nine replicas); everything else goes through
-    `reduce_values` one by one.
+    computes for up to nine replicas); values with one replica per GPU are
+    summed into the first GPU with coalesced transfers (`cuda_comm.py`);
+    everything else goes through `reduce_values` one by one.
     """
     results: list = [None] * len(per_value)
     groups: dict = {}
+    gpu_groups: dict = {}
     n_replicas = len(per_value[0]) if per_value else 0
     for k, comps in enumerate(per_value):
         first = comps[0]
@@ -156,7 +159,17 @@ def batch_reduce_values(reduce_op: ReduceOp, per_value: Sequence[Sequence[Any]])
             if all(c.device == dev for c in comps):
                 groups.setdefault((dev, first.dtype), []).append(k)
                 continue
+            if cuda_comm.on_distinct_gpus(comps):
+                gpu_groups.setdefault((tuple(c.device for c in comps), first.dtype), []).append(k)
+                continue
         results[k] = reduce_values(reduce_op, comps)
+    for idx in gpu_groups.values():
+        # One replica per GPU: coalesced transfers into the first GPU (torch.cuda.comm).
+        sums = cuda_comm.sum_across_gpus([[per_value[k][r] for k in idx] for r in range(n_replicas)])
+        if reduce_op is ReduceOp.MEAN:
+            sums = torch._foreach_div(sums, float(n_replicas))
+        for k, t in zip(idx, sums):
+            results[k] = t
     with torch.no_grad():
         for idx in groups.values():
             columns = [[per_value[k][r] for k in idx] for r in range(n_replicas)]

@@ -218,8 +218,18 @@ class MirroredExtended(StrategyExtended):
             places.append((k, devices))
         reduced = cross_device_ops.batch_reduce_values(reduce_op, per_value) if per_value else []
         reduced = self._cross_worker_reduce(reduce_op, reduced)
+        to_gpus: dict = {}
         for (k, devices), r in zip(places, reduced):
+            if (len(devices) > 1 and type(r) is torch.Tensor and r.device == devices[0]
+                    and all(d.type == "cuda" for d in devices) and len(set(devices)) == len(devices)):
+                to_gpus.setdefault(devices, []).append((k, r))
+                continue
             out[k] = self._place(r, devices)
+        for devices, items in to_gpus.items():
+            # One copy per GPU of every sum, coalesced (torch.cuda.comm.broadcast_coalesced).
+            copies = cross_device_ops.cuda_comm.broadcast_from_first([r for _, r in items], devices)
+            for j, (k, _) in enumerate(items):
+                out[k] = values_lib.Mirrored(tuple(copies[d][j] for d in range(len(devices))))
         return out
 
     def _cross_worker_reduce(self, reduce_op: ReduceOp, reduced: list) -> list:
