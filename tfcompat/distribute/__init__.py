@@ -5,7 +5,8 @@ from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended, ValueCo
                              experimental_set_strategy, get_cross_replica_context,
                              get_replica_context, get_strategy, has_strategy,
                              in_cross_replica_context)
-from .distributed_variables import (AggregatingVariable, DistributedVariable, MirroredVariable,
+from .ps_values import AggregatingVariable
+from .distributed_variables import (DistributedVariable, MirroredVariable,
                                     SyncOnReadVariable)
 from .input_lib import InputContext, InputOptions, InputReplicationMode
 from .mirrored_strategy import MirroredStrategy

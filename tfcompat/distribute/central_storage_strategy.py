@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..framework import device as device_lib
 from ..variables.enums import VariableAggregation
-from . import distributed_variables as dv
+from .ps_values import AggregatingVariable
 from . import values as values_lib
 from .mirrored_strategy import MirroredExtended, MirroredStrategy
 
@@ -48,17 +48,17 @@ class CentralStorageExtended(MirroredExtended):
             v = next_creator(**kwargs)
         if self._local_replicas() == 1:
             return v
-        return dv.AggregatingVariable(self._container_strategy, v, aggregation)
+        return AggregatingVariable(self._container_strategy, v, aggregation)
 
     def _update(self, var: Any, fn: Callable[..., Any], args: tuple, kwargs: dict, group: bool) -> Any:
-        target = var._v if isinstance(var, dv.AggregatingVariable) else var
+        target = var._v if isinstance(var, AggregatingVariable) else var
         with values_lib.update_context(0), device_lib.device(self._parameter_device):
             result = fn(target, *values_lib.select_replica(0, args),
                         **values_lib.select_replica(0, kwargs))
         return result if group else (result,)
 
     def _batch_update(self, pairs: Any, fn: Callable[[Any], Any]) -> Any:
-        pairs = [(v._v if isinstance(v, dv.AggregatingVariable) else v,
+        pairs = [(v._v if isinstance(v, AggregatingVariable) else v,
                   g.values[0] if isinstance(g, values_lib.DistributedValues) else g)
                  for v, g in pairs]
         if pairs:

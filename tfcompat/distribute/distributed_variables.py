@@ -24,7 +24,7 @@ Variable"), and a `DistributedValues` whose `.values` are the components:
   (divided by the number of replicas for `SUM`, so that saving and
   restoring keeps the total) and returns the combined read.
 * MEAN aggregation needs a floating dtype (TF's `ValueError` at creation).
-* `AggregatingVariable`: one variable (on the parameter device) whose
+* `AggregatingVariable` (`ps_values.py`): one variable (on the parameter device) whose
   replica-context updates are aggregated first: the central-storage
   strategy's variables.
 
@@ -49,7 +49,7 @@ reference, as the seed) and their index (`_component_index`).
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import torch
 
@@ -60,7 +60,7 @@ from . import values as values_lib
 from .reduce_util import ReduceOp
 
 __all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "TowerLocalVariable",
-           "AggregatingVariable", "UnreadVariable", "aggregation_error"]
+           "UnreadVariable", "aggregation_error"]
 
 
 def aggregation_error(variable_type: str) -> ValueError:
@@ -97,7 +97,55 @@ def _assign_sub_fn(var: Variable, value: Any, read_value: bool = True) -> Any:
     return var.assign_sub(value, read_value=read_value)
 
 
-class DistributedVariable(Variable, values_lib.DistributedDelegate):
+class _AssignsThroughFunc:
+    """`assign`, `assign_add`, `assign_sub` and slice assignment as one `_assign_func(f, value)`
+    (the seed's shape: the subclass decides where `f` runs and what is aggregated first)."""
+
+    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None,
+               read_value: bool = True) -> Any:
+        return self._assign_func(_assign_fn, value, read_value=read_value)
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_add_fn, delta, read_value=read_value)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_func(_assign_sub_fn, delta, read_value=read_value)
+
+    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
+        return self._assign_func(
+            lambda var, v, read_value=True: var._strided_slice_assign(key, v, read_value=read_value),
+            value, read_value=read_value)
+
+
+def _aggregated_update(var: Any, f: Callable[..., Any], value: Any, kwargs: dict,
+                       broadcast: bool) -> Any:
+    """A replica-context update of `var`: one `merge_call` that combines the replicas' values
+    with `var`'s aggregation (ONLY_FIRST_REPLICA: replica 0's, broadcast with `broadcast`),
+    then updates every component; NONE is refused (the seed's rule)."""
+    aggregation = var._aggregation
+    if aggregation == VariableAggregation.NONE:
+        raise aggregation_error(type(var).__name__)
+
+    def merge_fn(strategy: Any, value: Any, **kw: Any) -> Any:
+        if aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+            reduced = strategy.experimental_local_results(value)[0]
+            if broadcast:
+                reduced = strategy.extended.broadcast_to(reduced, destinations=var)
+        else:
+            reduced = strategy.extended.reduce_to(
+                ReduceOp.from_variable_aggregation(aggregation), value, destinations=var)
+        return strategy.extended.update(var, f, args=(reduced,), kwargs=kw)
+
+    from . import distribute_lib
+    return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
+
+
+class DistributedVariable(_AssignsThroughFunc, Variable, values_lib.DistributedDelegate):
     """A `tf.Variable` with one component per replica (`.values`)."""
 
     _is_distributed_variable = True
@@ -195,27 +243,6 @@ class DistributedVariable(Variable, values_lib.DistributedDelegate):
     def numpy(self) -> Any:
         from ..framework.numpy_interop import to_numpy
         return to_numpy(self.read_value())
-
-    # -- writes: subclasses define `_assign_func` ---------------------------------
-    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    def assign(self, value: Any, use_locking: Any = None, name: Any = None,
-               read_value: bool = True) -> Any:
-        return self._assign_func(_assign_fn, value, read_value=read_value)
-
-    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
-                   read_value: bool = True) -> Any:
-        return self._assign_func(_assign_add_fn, delta, read_value=read_value)
-
-    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
-                   read_value: bool = True) -> Any:
-        return self._assign_func(_assign_sub_fn, delta, read_value=read_value)
-
-    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
-        return self._assign_func(
-            lambda var, v, read_value=True: var._strided_slice_assign(key, v, read_value=read_value),
-            value, read_value=read_value)
 
     def _scatter_func(self, method: str, *args: Any) -> Any:
         raise NotImplementedError
@@ -329,21 +356,7 @@ class MirroredVariable(DistributedVariable, values_lib.Mirrored):
             with _strategy_scope(self):
                 return self._distribute_strategy.extended.update(self, f, args=(value,),
                                                                  kwargs=kwargs)
-        aggregation = self._aggregation
-        if aggregation == VariableAggregation.NONE:
-            raise aggregation_error(type(self).__name__)
-
-        def merge_fn(strategy: Any, value: Any, **kw: Any) -> Any:
-            if aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
-                first = strategy.experimental_local_results(value)[0]
-                reduced = strategy.extended.broadcast_to(first, destinations=self)
-            else:
-                reduced = strategy.extended.reduce_to(
-                    ReduceOp.from_variable_aggregation(aggregation), value, destinations=self)
-            return strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
-
-        from . import distribute_lib
-        return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
+        return _aggregated_update(self, f, value, kwargs, broadcast=True)
 
     def _scatter_func(self, method: str, *args: Any) -> Any:
         def f(var: Variable, *a: Any, read_value: bool = True) -> Any:
@@ -514,142 +527,3 @@ class _TensorRead:
         return self._t
 
     read_value = value
-
-
-class AggregatingVariable(Variable):
-    """One variable whose replica-context updates are aggregated first (central storage)."""
-
-    _is_distributed_variable = True
-
-    def __init__(self, strategy: Any, v: Variable, aggregation: VariableAggregation) -> None:
-        self._distribute_strategy = strategy
-        self._v = v
-        self._aggregation = aggregation
-        v._aggregating_container = weakref.ref(self)
-        v._component_index = 0
-
-    def get(self) -> Variable:
-        return self._v
-
-    @property
-    def distribute_strategy(self) -> Any:
-        return self._distribute_strategy
-
-    name = property(lambda self: self._v.name)
-    dtype = property(lambda self: self._v.dtype)
-    shape = property(lambda self: self._v.shape)
-    device = property(lambda self: self._v.device)
-    trainable = property(lambda self: self._v.trainable)
-    constraint = property(lambda self: self._v.constraint)
-    synchronization = property(lambda self: self._v.synchronization)
-    aggregation = property(lambda self: self._aggregation)
-    handle = property(lambda self: self._v.handle)
-    _unique_id = property(lambda self: self._v._unique_id)
-    _creation_order = property(lambda self: self._v._creation_order)
-    _shared_name = property(lambda self: self._v._shared_name)
-
-    def _current_shape(self) -> tuple:
-        return self._v._current_shape()
-
-    def _torch_device(self) -> torch.device:
-        return self._v._torch_device()
-
-    def _storage(self) -> None:
-        return None
-
-    def _update_components(self) -> tuple:
-        return (self._v,)
-
-    def _watch_targets(self) -> tuple:
-        return (self._v,)
-
-    @property
-    def values(self) -> tuple:
-        return (self._v,)
-
-    def value(self) -> torch.Tensor:
-        return self._v.value()
-
-    def read_value(self) -> torch.Tensor:
-        return self._v.read_value()
-
-    def sparse_read(self, indices: Any, name: Any = None) -> torch.Tensor:
-        return self._v.sparse_read(indices, name=name)
-
-    def gather_nd(self, indices: Any, name: Any = None) -> torch.Tensor:
-        return self._v.gather_nd(indices, name=name)
-
-    def _assign_func(self, f: Callable[..., Any], value: Any, **kwargs: Any) -> Any:
-        if not _in_replica_context():
-            if values_lib.update_replica_id() is not None:
-                return f(self._v, value, **kwargs)
-            with _strategy_scope(self):
-                self._distribute_strategy.extended.update(self, f, args=(value,), kwargs=kwargs)
-            return self if kwargs.get("read_value", True) else None
-        aggregation = self._aggregation
-        if aggregation == VariableAggregation.NONE:
-            raise aggregation_error(type(self).__name__)
-
-        def merge_fn(strategy: Any, value: Any, **kw: Any) -> Any:
-            if aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
-                reduced = strategy.experimental_local_results(value)[0]
-            else:
-                reduced = strategy.extended.reduce_to(
-                    ReduceOp.from_variable_aggregation(aggregation), value, destinations=self)
-            strategy.extended.update(self, f, args=(reduced,), kwargs=kw)
-            return self if kw.get("read_value", True) else None
-
-        from . import distribute_lib
-        return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
-
-    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
-        return self._assign_func(_assign_fn, value, read_value=read_value)
-
-    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None,
-                   read_value: bool = True) -> Any:
-        return self._assign_func(_assign_add_fn, delta, read_value=read_value)
-
-    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None,
-                   read_value: bool = True) -> Any:
-        return self._assign_func(_assign_sub_fn, delta, read_value=read_value)
-
-    def _strided_slice_assign(self, key: Any, value: Any, read_value: bool = True) -> Any:
-        return self._assign_func(
-            lambda var, v, read_value=True: var._strided_slice_assign(key, v, read_value=read_value),
-            value, read_value=read_value)
-
-    def _gather_saveables_for_checkpoint(self) -> dict:
-        return {"VARIABLE_VALUE": self._v}
-
-    def __repr__(self) -> str:
-        return repr(self._v)
-
-    __str__ = __repr__
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(f"'AggregatingVariable' object has no attribute {name!r}")
-        return getattr(self._v, name)
-
-
-def container_of(component: Any) -> Optional[Any]:
-    """The distributed variable `component` belongs to, or None."""
-    for attr in ("_distributed_container", "_aggregating_container"):
-        get = getattr(component, attr, None)
-        if callable(get):
-            container = get()
-            if container is not None:
-                return container
-    return None
-
-
-def component_matching(variable: Any, like: Any) -> Any:
-    """`variable`'s component for the same replica as component `like` (slots of components)."""
-    index = getattr(like, "_component_index", None)
-    if index is None:
-        return variable
-    components = getattr(variable, "_update_components", None)
-    if components is None:
-        return variable
-    parts = components()
-    return parts[index] if index < len(parts) else variable
