@@ -7,18 +7,15 @@ so every multi-replica law is checked without GPUs.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
 
 import tfcompat as tf
 from tfcompat.distribute import values as values_lib
 from tfcompat.framework import device as device_lib
 from tfcompat.testing import conformance
-from tfcompat.testing import strategies as tfst
 
 pytestmark = pytest.mark.usefixtures("two_cpus")
 
@@ -506,61 +503,11 @@ def _distributed_repr_law(make, cls_name):
     assert str(v) == repr(v)
 
 
-def _distributed_mutator_law() -> Any:
-    """The mutator law with TF's return values for a distributed variable.
-
-    The suite's law wants every mutator to return a variable over the same
-    storage (TF's `_UnreadVariable`, for one variable). A distributed
-    variable's cross-replica update returns values instead, as TF 2.21: a
-    `Mirrored` of the components' new values (sync-on-read: the reduced
-    read), snapshots that later mutations leave alone. Everything else is the
-    suite's law.
-    """
-    @pytest.mark.parametrize("family", list(conformance.FAMILIES))
-    @given(data=st.data())
-    def test_mutators_match_numpy_reference(self, family, data):
-        dtype = self._dtype(data)
-        if family in ("scatter", "scatter_nd"):
-            shape = self._shape(data, min_rank=1, min_side=1)
-        else:
-            shape = self._shape(data)
-        value = self._value(data, dtype, shape)
-        kinds = self._kinds(conformance.FAMILIES[family])
-        if not kinds:
-            pytest.skip(f"the {family} family does not apply to this variable type")
-        ops = data.draw(tfst.mutation_sequences(value, min_size=1, max_size=5, kinds=kinds,
-                                                item_assign=(family in ("slice", "mixed")
-                                                             and self.item_assignment)),
-                        label="mutations")
-        v = self.make(value)
-        state = value
-        returned = []
-        for i, op in enumerate(ops):
-            result = op.apply(v)
-            state = op.reference(state)
-            conformance._same(v.numpy(), state, exact=False, what=f"after step {i}: {op!r}")
-            if op.returns_variable:
-                parts = (result.values if isinstance(result, tf.distribute.DistributedValues)
-                         else (result,))
-                assert isinstance(result, (tf.distribute.Mirrored, torch.Tensor)), \
-                    f"{op!r} returned {type(result)}"
-                for part in parts:
-                    assert isinstance(part, torch.Tensor), f"{op!r} returned {result!r}"
-                    conformance._same(part, state, exact=False, what=f"value returned by {op!r}")
-                returned.append((parts, state))
-            else:
-                assert result is None, f"{op!r} (read_value=False) returned {result!r}"
-        for parts, then in returned:  # values, not variables: later mutations leave them
-            for part in parts:
-                conformance._same(part, then, exact=False, what="a returned value afterwards")
-    return test_mutators_match_numpy_reference
-
-
 class TestMirroredVariableConformance(conformance.VariableConformance):
     factory = staticmethod(_mirrored_factory)
     pickling = False
     test_pickle_round_trip = None
-    test_mutators_match_numpy_reference = _distributed_mutator_law()
+    returns = "values"  # TF: a Mirrored of the new values (sync-on-read: the reduced read)
 
     def test_repr_matches_tf(self):
         _distributed_repr_law(_mirrored_factory, "MirroredVariable")
@@ -581,7 +528,7 @@ class TestSyncOnReadVariableConformance(conformance.VariableConformance):
     gradients = False
     scatter = False
     test_pickle_round_trip = None
-    test_mutators_match_numpy_reference = _distributed_mutator_law()
+    returns = "values"  # TF: a Mirrored of the new values (sync-on-read: the reduced read)
 
     def test_repr_matches_tf(self):
         _distributed_repr_law(_sync_on_read_factory, "SyncOnReadVariable")

@@ -24,7 +24,10 @@ attributes:
 * `gradients`: whether `tf.GradientTape` laws apply;
 * `pickling`: whether the pickle round trip applies;
 * `scatter`: whether the `scatter_*` family applies (TF's sync-on-read
-  variables refuse it).
+  variables refuse it);
+* `returns`: `"variable"` (mutators return a variable over the same
+  storage) or `"values"` (snapshots of the new value, as TF's distributed
+  variables return).
 
 To drop one law for a type that cannot honour it, set the test to `None` in
 the subclass (`test_pickle_round_trip = None`); pytest then skips it. To
@@ -227,6 +230,10 @@ class VariableConformance:
     pickling: bool = True
     #: whether the scatter family applies (TF's sync-on-read variables refuse scatter_*)
     scatter: bool = True
+    #: what a mutator returns: "variable" (one over the same storage, TF's `_UnreadVariable`)
+    #: or "values" (snapshots of the new value: a tensor, or distributed values of tensors, as
+    #: TF's distributed variables return), which later mutations leave alone
+    returns: str = "variable"
 
     # -- helpers --------------------------------------------------------------
     def make(self, initial_value: Any, **kwargs: Any) -> Any:
@@ -301,14 +308,25 @@ class VariableConformance:
             result = op.apply(v)
             state = op.reference(state)
             _same(v.numpy(), state, exact=False, what=f"after step {i}: {op!r}")
-            if op.returns_variable:
+            if not op.returns_variable:
+                assert result is None, f"{op!r} (read_value=False) returned {result!r}"
+            elif self.returns == "values":
+                parts = getattr(result, "values", None)
+                parts = tuple(parts) if isinstance(parts, tuple) else (result,)
+                for part in parts:
+                    assert isinstance(part, torch.Tensor), f"{op!r} returned {result!r}"
+                    _same(part, state, exact=False, what=f"value returned by {op!r}")
+                returned.append((parts, state))
+            else:
                 assert isinstance(result, tf.Variable), f"{op!r} returned {type(result)}"
                 _same(result.numpy(), state, exact=False, what=f"value returned by {op!r}")
                 returned.append(result)
-            else:
-                assert result is None, f"{op!r} (read_value=False) returned {result!r}"
-        for r in returned:  # TF returns a variable over the same storage
-            _same(r.numpy(), v.numpy(), what="a returned variable after later mutations")
+        for r in returned:
+            if self.returns == "values":  # snapshots: later mutations leave them alone
+                for part in r[0]:
+                    _same(part, r[1], exact=False, what="a returned value after later mutations")
+            else:  # TF returns a variable over the same storage
+                _same(r.numpy(), v.numpy(), what="a returned variable after later mutations")
 
     # -- snapshots ----------------------------------------------------------------
     @_law(pytest.mark.parametrize("reads", list(READ_GROUPS)))
