@@ -17,7 +17,8 @@ import numpy as np
 
 FIXTURE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
-__all__ = ["FIXTURE_DIR", "fixture_path", "load_fixture", "as_numpy_prints"]
+__all__ = ["FIXTURE_DIR", "fixture_path", "load_fixture", "as_numpy_prints", "summary",
+           "compare_errors"]
 
 
 def fixture_path(name: str) -> str:
@@ -76,3 +77,33 @@ def as_numpy_prints(expected: Any) -> Any:
     if isinstance(expected, list):
         return [as_numpy_prints(v) for v in expected]
     return expected
+
+
+def summary(enc: Any) -> str:
+    """An encoded result as at most 300 characters of JSON (for failure messages)."""
+    text = json.dumps(enc)
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def compare_errors(expected: Any, actual: Any, path: str, problems: list) -> bool:
+    """If either side is a recorded error, append what differs to `problems` and return True.
+
+    Errors agree when the class is TF's and the message contains TF's key phrase.
+    """
+    exp_err = isinstance(expected, dict) and "error" in expected
+    act_err = isinstance(actual, dict) and "error" in actual
+    if not (exp_err or act_err):
+        return False
+    if not act_err:
+        problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
+                        f"tfcompat returned {summary(actual)}")
+    elif not exp_err:
+        problems.append(f"{path}: TF returned {summary(expected)}; tfcompat raised "
+                        f"{actual['error']}({actual['message']!r})")
+    elif actual["error"] != expected["error"]:
+        problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
+                        f"tfcompat raised {actual['error']}({actual['message']!r})")
+    elif expected.get("key") and expected["key"] not in actual["message"]:
+        problems.append(f"{path}: both raise {expected['error']}, but tfcompat's message "
+                        f"lacks TF's key phrase {expected['key']!r}: {actual['message']!r}")
+    return True

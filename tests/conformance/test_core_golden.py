@@ -19,14 +19,14 @@ a note), never in a weaker check here.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 import tfcompat
 from tests.conformance import programs
-from tests.conformance.fixtures import as_numpy_prints, load_fixture
+from tests.conformance.fixtures import as_numpy_prints, compare_errors, load_fixture
+from tests.conformance.fixtures import summary as _summary
 
 DATA = load_fixture("core")
 SECTIONS = DATA["sections"]
@@ -36,28 +36,9 @@ def _cases(name: str) -> list:
     return [pytest.param(case, id=case["id"]) for case in programs.expand(SECTIONS[name])]
 
 
-def _summary(enc: Any) -> str:
-    text = json.dumps(enc)
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
 def compare(expected: Any, actual: Any, path: str, problems: list) -> None:
     """Append a readable line to `problems` for every place `actual` differs from TF."""
-    exp_err = isinstance(expected, dict) and "error" in expected
-    act_err = isinstance(actual, dict) and "error" in actual
-    if exp_err or act_err:
-        if not act_err:
-            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
-                            f"tfcompat returned {_summary(actual)}")
-        elif not exp_err:
-            problems.append(f"{path}: TF returned {_summary(expected)}; tfcompat raised "
-                            f"{actual['error']}({actual['message']!r})")
-        elif actual["error"] != expected["error"]:
-            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
-                            f"tfcompat raised {actual['error']}({actual['message']!r})")
-        elif expected.get("key") and expected["key"] not in actual["message"]:
-            problems.append(f"{path}: both raise {expected['error']}, but tfcompat's message "
-                            f"lacks TF's key phrase {expected['key']!r}: {actual['message']!r}")
+    if compare_errors(expected, actual, path, problems):
         return
     if isinstance(expected, dict) and isinstance(actual, dict):
         if expected.get("type") != actual.get("type"):

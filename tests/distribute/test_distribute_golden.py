@@ -44,7 +44,8 @@ import numpy as np
 import pytest
 
 import tfcompat
-from tests.conformance.fixtures import as_numpy_prints
+from tests.conformance.fixtures import as_numpy_prints, compare_errors
+from tests.conformance.fixtures import summary as _summary
 from tests.distribute import distribute_programs as dp
 from tfcompat.framework import device as device_lib
 
@@ -270,11 +271,6 @@ _TINY = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149,
          "float64": 2.0 ** -1074}
 
 
-def _summary(enc: Any) -> str:
-    text = json.dumps(enc)
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
 def _close(a: Any, b: Any, dtype: str) -> bool:
     if dtype not in _EPS:
         return dp_same(a, b)
@@ -303,21 +299,7 @@ def dp_same(a: Any, b: Any) -> bool:
 def compare(expected: Any, actual: Any, path: str, problems: list, tolerant: bool,
             dtype: str = "") -> None:
     """Append a readable line to `problems` for every place `actual` differs from TF."""
-    exp_err = isinstance(expected, dict) and "error" in expected
-    act_err = isinstance(actual, dict) and "error" in actual
-    if exp_err or act_err:
-        if not act_err:
-            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
-                            f"tfcompat returned {_summary(actual)}")
-        elif not exp_err:
-            problems.append(f"{path}: TF returned {_summary(expected)}; tfcompat raised "
-                            f"{actual['error']}({actual['message']!r})")
-        elif actual["error"] != expected["error"]:
-            problems.append(f"{path}: TF raised {expected['error']}({expected['message']!r}); "
-                            f"tfcompat raised {actual['error']}({actual['message']!r})")
-        elif expected.get("key") and expected["key"] not in actual["message"]:
-            problems.append(f"{path}: both raise {expected['error']}, but tfcompat's message "
-                            f"lacks TF's key phrase {expected['key']!r}: {actual['message']!r}")
+    if compare_errors(expected, actual, path, problems):
         return
     if isinstance(expected, dict) and isinstance(actual, dict):
         if expected.get("type") != actual.get("type"):
