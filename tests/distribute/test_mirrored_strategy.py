@@ -441,7 +441,9 @@ def _train(strategy, make_opt, steps=4, replicas=2):
 @pytest.mark.parametrize("make_opt", [
     lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9),
     lambda: tf.keras.optimizers.Adam(0.01),
-], ids=["sgd_momentum", "adam"])
+    # clipping runs on the replicas' sum, in replica context, between two merge calls
+    lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9, clipnorm=0.05),
+], ids=["sgd_momentum", "adam", "sgd_clipnorm"])
 @pytest.mark.parametrize("kind", ["mirrored", "central_storage"])
 def test_training_over_two_replicas_equals_training_on_the_global_batch(make_opt, kind):
     strategy = mirrored() if kind == "mirrored" else \

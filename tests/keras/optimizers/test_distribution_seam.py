@@ -138,9 +138,17 @@ def test_reduction_goes_through_merge_call(monkeypatch):
     strategy = RecordingStrategy()
     with strategy.scope():
         opt = tf.keras.optimizers.Adam(0.1)
+        clipped = tf.keras.optimizers.Adam(0.1, clipnorm=1.0)
         variables = _vars()
     strategy.run(lambda: opt.apply_gradients(zip(_grads(), variables)))
-    assert len(calls) >= 2 and not any(calls)  # entered from replica context: reduce, then apply
+    # Entered from replica context; nothing runs between the sum and the update, so one merge
+    # call sums (batch_reduce_to, first) and then applies.
+    assert calls == [False]
+    assert strategy.log[0][0] == "batch_reduce_to"
+    del calls[:], strategy.log[:]
+    strategy.run(lambda: clipped.apply_gradients(zip(_grads(), variables)))
+    # Clipping runs in replica context on the sums (as TF): reduce, then clip, then apply.
+    assert calls == [False, False]
     assert strategy.log[0][0] == "batch_reduce_to"
 
 

@@ -258,6 +258,11 @@ class OptimizerV2(OptimizerWeights):
                                "`tf.distribute.get_replica_context`.")
         checked = step_plan.checked_gradients(plan, var_list, grads)
         grads_and_vars = checked.pairs
+        if experimental_aggregate_gradients and self._sums_then_applies_as_is():
+            # Nothing runs between the replicas' sum and the update: one merge call does both
+            # (TF makes two; the second's regrouping of every gradient is Python per variable).
+            return distribute_lib.get_replica_context().merge_call(
+                functools.partial(self._sum_and_apply, name=name), args=(checked.pairs,))
         if experimental_aggregate_gradients:
             grads_and_vars = self._transform_unaggregated_gradients(grads_and_vars)
             grads_and_vars = self._aggregate_gradients(grads_and_vars)
@@ -269,6 +274,31 @@ class OptimizerV2(OptimizerWeights):
         return distribute_lib.get_replica_context().merge_call(
             functools.partial(self._distributed_apply, apply_state=apply_state),
             args=(checked.pairs,), kwargs={"name": name})
+
+    def _sums_then_applies_as_is(self) -> bool:
+        """Whether, under several replicas, the summed gradients go to the update unchanged:
+        the default aggregator, no clipping or transformers, no overridden hooks between."""
+        if distribute_lib.get_replica_context().num_replicas_in_sync == 1:
+            return False
+        cls = type(self)
+        return (self.gradient_aggregator is _all_reduce_sum_gradients
+                and not self.gradient_transformers
+                and self._clipvalue is None and self._clipnorm is None
+                and self._global_clipnorm is None
+                and cls._transform_unaggregated_gradients is OptimizerV2._transform_unaggregated_gradients
+                and cls._aggregate_gradients is OptimizerV2._aggregate_gradients
+                and cls._transform_gradients is OptimizerV2._transform_gradients
+                and not self._overrides_prepare())
+
+    def _sum_and_apply(self, distribution: Any, grads_and_vars: Any,
+                       name: Optional[str] = None) -> Any:
+        """The merge function of `_sums_then_applies_as_is`: one batched SUM across replicas
+        (`batch_reduce_to`), then `_distributed_apply` on the sums."""
+        pairs = list(grads_and_vars)
+        present = [(g, v) for g, v in pairs if g is not None]
+        reduced = iter(distribution.extended.batch_reduce_to(ReduceOp.SUM, present) if present else ())
+        summed = [(None, v) if g is None else (next(reduced), v) for g, v in pairs]
+        return self._distributed_apply(distribution, summed, apply_state=None, name=name)
 
     def _plan_for(self, var_list: list) -> step_plan.StepPlan:
         """What a step over exactly these variables needs, validated and cached.
