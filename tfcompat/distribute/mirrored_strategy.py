@@ -232,6 +232,16 @@ class MirroredExtended(StrategyExtended):
                 out[k] = values_lib.Mirrored(tuple(copies[d][j] for d in range(len(devices))))
         return out
 
+    def _batch_reduce_shared(self, reduce_op: ReduceOp, pairs: list) -> list:
+        """`batch_reduce_to` for the optimizer's own gradient sum: where every replica computes
+        on one torch device (logical CPUs), one result tensor per value, shared by the
+        replicas' updates (which only read it) instead of a `Mirrored` of copies."""
+        if (len(set(self._torch_devices)) != 1 or self._num_workers != 1
+                or type(self)._batch_reduce_to is not MirroredExtended._batch_reduce_to
+                or not all(isinstance(v, values_lib.PerReplica) for v, _ in pairs)):
+            return self._batch_reduce_to(reduce_op, pairs)
+        return cross_device_ops.batch_reduce_values(reduce_op, [v.values for v, _ in pairs])
+
     def _cross_worker_reduce(self, reduce_op: ReduceOp, reduced: list) -> list:
         """Hook for a multi-worker strategy: combine this worker's results with the others'."""
         return reduced

@@ -296,7 +296,9 @@ class OptimizerV2(OptimizerWeights):
         (`batch_reduce_to`), then `_distributed_apply` on the sums."""
         pairs = list(grads_and_vars)
         present = [(g, v) for g, v in pairs if g is not None]
-        reduced = iter(distribution.extended.batch_reduce_to(ReduceOp.SUM, present) if present else ())
+        extended = distribution.extended
+        reduce = getattr(extended, "_batch_reduce_shared", None) or extended.batch_reduce_to
+        reduced = iter(reduce(ReduceOp.SUM, present) if present else ())
         summed = [(None, v) if g is None else (next(reduced), v) for g, v in pairs]
         return self._distributed_apply(distribution, summed, apply_state=None, name=name)
 
