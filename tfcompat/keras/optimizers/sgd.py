@@ -69,11 +69,11 @@ def _through_scratch(params: list, grads: list, momentum_buffers: Optional[list]
         if piece is None or used + piece[0].numel() > scratch.numel():
             if batch:
                 views, offset = [], 0
-                for bp, _, _ in batch:
-                    views.append(scratch[offset:offset + bp.numel()])
+                for bp, bg, _ in batch:
+                    view = scratch[offset:offset + bp.numel()]
+                    torch.mul(bg, lr, out=view)             # g * lr, into the scratch: one pass
+                    views.append(view)
                     offset += bp.numel()
-                torch._foreach_copy_(views, [bg for _, bg, _ in batch])
-                torch._foreach_mul_(views, lr)              # g * lr, in the scratch
                 buffers = [bb for _, _, bb in batch] if momentum_buffers else None
                 _step([bp for bp, _, _ in batch], None, buffers, views, lr, momentum, nesterov)
             batch, used = [], 0
