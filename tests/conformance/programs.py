@@ -194,6 +194,13 @@ def encode(tf: Any, x: Any) -> Any:
     if isinstance(x, tf.Variable):
         return {"type": "variable", "dtype": x.dtype.name, "shape": _dims(x.shape),
                 "value": array_json(_to_numpy(x.read_value()))}
+    out = encode_common(tf, x, encode)
+    return out if out is not None else {"type": "other", "repr": f"{type(x).__name__}"}
+
+
+def encode_common(tf: Any, x: Any, encode: Callable[[Any, Any], Any]) -> Any:
+    """JSON for the values every golden suite records (slices, shapes, dtypes, tensors, numpy
+    and Python values, containers, with `encode` for their items), or None for anything else."""
     if isinstance(x, tf.IndexedSlices):
         return {"type": "indexed_slices", "values": encode(tf, x.values),
                 "indices": encode(tf, x.indices),
@@ -218,7 +225,7 @@ def encode(tf: Any, x: Any) -> Any:
                 "items": [encode(tf, i) for i in x]}
     if isinstance(x, dict):
         return {"type": "dict", "items": {str(k): encode(tf, v) for k, v in x.items()}}
-    return {"type": "other", "repr": f"{type(x).__name__}"}
+    return None
 
 
 def same(a: Any, b: Any) -> bool:

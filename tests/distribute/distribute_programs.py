@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict
 
 import numpy as np
 
-from tests.conformance.programs import Err, _to_numpy, array_json, attempt
+from tests.conformance.programs import Err, _dims, _to_numpy, array_json, attempt, encode_common
 
 __all__ = ["PROGRAMS", "CPUS", "encode", "Rec", "run_program"]
 
@@ -40,12 +40,9 @@ __all__ = ["PROGRAMS", "CPUS", "encode", "Rec", "run_program"]
 # Encoding
 # --------------------------------------------------------------------------
 
-def _dims(shape: Any) -> Any:
-    return None if shape.rank is None else list(shape.as_list())
-
-
 def encode(tf: Any, x: Any) -> Any:
-    """JSON for a result of either runtime."""
+    """JSON for a result of either runtime (the core suite's encoding, plus distributed values,
+    variables with their names and devices, enums, strategies and replica contexts)."""
     if isinstance(x, Err):
         return x.json()
     if x is None:
@@ -55,40 +52,17 @@ def encode(tf: Any, x: Any) -> Any:
     if isinstance(x, tf.Variable):
         return {"type": "variable", "name": x.name, "device": x.device, "dtype": x.dtype.name,
                 "shape": _dims(x.shape), "value": array_json(_to_numpy(x.read_value()))}
-    if isinstance(x, tf.IndexedSlices):
-        return {"type": "indexed_slices", "values": encode(tf, x.values),
-                "indices": encode(tf, x.indices),
-                "dense_shape": encode(tf, x.dense_shape)}
-    if isinstance(x, tf.TensorShape):
-        return {"type": "shape", "dims": _dims(x)}
-    if isinstance(x, tf.DType):
-        return {"type": "dtype", "name": x.name}
     if isinstance(x, enum.Enum):
         return {"type": "enum", "name": x.name}
     if isinstance(x, tf.distribute.Strategy):
         return {"type": "strategy", "mirrored": isinstance(x, tf.distribute.MirroredStrategy)}
     if isinstance(x, tf.distribute.ReplicaContext):
         return {"type": "replica_context"}
-    if not isinstance(x, (np.ndarray, np.generic)) and tf.is_tensor(x):
-        a = _to_numpy(x)
-        return {"type": "tensor", "dtype": tf.as_dtype(x.dtype).name, "shape": list(a.shape),
-                "value": array_json(a)}
-    if isinstance(x, np.ndarray):
-        return {"type": "ndarray", "dtype": x.dtype.name, "shape": list(x.shape),
-                "value": array_json(x)}
-    if isinstance(x, np.generic):
-        return {"type": "npscalar", "dtype": x.dtype.name, "value": array_json(np.asarray(x))}
-    if isinstance(x, (bool, int, float, str)):
-        return {"type": type(x).__name__, "value": x}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return {"type": "namedtuple", "fields": list(x._fields),
                 "items": [encode(tf, i) for i in x]}
-    if isinstance(x, (list, tuple)):
-        return {"type": type(x).__name__ if type(x) in (list, tuple) else "tuple",
-                "items": [encode(tf, i) for i in x]}
-    if isinstance(x, dict):
-        return {"type": "dict", "items": {str(k): encode(tf, v) for k, v in x.items()}}
-    return {"type": "other", "class": type(x).__name__}
+    out = encode_common(tf, x, encode)
+    return out if out is not None else {"type": "other", "class": type(x).__name__}
 
 
 class Rec(dict):
