@@ -516,7 +516,7 @@ class Strategy:
 
     @property
     def num_replicas_in_sync(self) -> int:
-        return 1
+        return getattr(self._extended, "_num_replicas_in_sync", 1)
 
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
@@ -538,8 +538,13 @@ class Strategy:
             yield self
 
     def _creator_scope(self) -> Any:
-        """The variable creator this strategy pushes in its scope (none by default)."""
-        return contextlib.nullcontext()
+        """The variable creator this strategy pushes in its scope: its extended's
+        `_create_variable(next_creator, **kwargs)` if it has one."""
+        create = getattr(self._extended, "_create_variable", None)
+        if create is None:
+            return contextlib.nullcontext()
+        from ..variables.creator import variable_creator_scope
+        return variable_creator_scope(create)
 
     def run(self, fn: Callable[..., Any], args: tuple = (), kwargs: Optional[dict] = None,
             options: Any = None) -> Any:

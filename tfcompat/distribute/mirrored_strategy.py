@@ -34,6 +34,7 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import nest
+from ..framework import variable_protocol as protocol
 from ..framework.indexed_slices import IndexedSlices
 from ..variables.enums import (VariableAggregation, VariableSynchronization,
                                validate_synchronization_aggregation_trainable)
@@ -114,9 +115,8 @@ class MirroredExtended(StrategyExtended):
         kwargs.update(synchronization=synchronization, aggregation=aggregation,
                       trainable=trainable)
         devices = self._colocated_devices or self._devices
-        from ..framework.variable_protocol import recorder
         components = []
-        with recorder.paused():
+        with protocol.recorder.paused():
             for i, d in enumerate(devices):
                 with device_lib.device(d):
                     if i == 0:
@@ -160,10 +160,9 @@ class MirroredExtended(StrategyExtended):
     def _destination_devices(self, destinations: Any, value: Any) -> tuple:
         if destinations is None:
             destinations = value
-        if isinstance(destinations, values_lib.DistributedValues) or hasattr(
-                destinations, "_update_components"):
-            parts = destinations._update_components() if hasattr(
-                destinations, "_update_components") else destinations.values
+        components = getattr(destinations, "_update_components", None)  # distributed variables
+        if components is not None or isinstance(destinations, values_lib.DistributedValues):
+            parts = components() if components is not None else destinations.values
             return tuple(_torch_device_of(p) for p in parts)
         if isinstance(destinations, (str, device_lib.DeviceSpec)):
             return (device_lib.torch_device_for(destinations),)
@@ -315,7 +314,7 @@ class MirroredExtended(StrategyExtended):
         n = self._local_replicas()
         variables = [p[0] for p in pairs]
         grads = [p[1] for p in pairs]
-        comps = [protocol_components(v) for v in variables]
+        comps = [protocol.update_components(v) for v in variables]
         if any(len(c) != n for c in comps):
             # Variables that are not mirrored over every replica: one update each.
             for var, grad in pairs:
@@ -350,11 +349,6 @@ def _torch_device_of(value: Any) -> torch.device:
     return device_lib.torch_device_for(dev) if isinstance(dev, str) else dev
 
 
-def protocol_components(var: Any) -> tuple:
-    from ..framework.variable_protocol import update_components
-    return update_components(var)
-
-
 @contextlib.contextmanager
 def _absolute_names() -> Any:
     # Component names are the primary's plus "/replica_i": already scoped.
@@ -374,16 +368,6 @@ class MirroredStrategy(Strategy):
 
     def __init__(self, devices: Optional[Sequence[Any]] = None, cross_device_ops: Any = None) -> None:
         super().__init__(MirroredExtended(self, devices, cross_device_ops))
-
-    @property
-    def num_replicas_in_sync(self) -> int:
-        return self._extended._num_replicas_in_sync
-
-    @contextlib.contextmanager
-    def _creator_scope(self) -> Any:
-        from ..variables.creator import variable_creator_scope
-        with variable_creator_scope(self._extended._create_variable):
-            yield
 
     def __repr__(self) -> str:
         return f"<tf.distribute.MirroredStrategy devices={list(self._extended._devices)}>"

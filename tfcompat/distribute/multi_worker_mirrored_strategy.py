@@ -268,14 +268,6 @@ class MultiWorkerMirroredStrategy(Strategy):
     def cluster_resolver(self) -> ClusterResolver:
         return self._cluster_resolver
 
-    @property
-    def num_replicas_in_sync(self) -> int:
-        return self._extended._num_replicas_in_sync
-
-    def _creator_scope(self) -> Any:
-        from ..variables.creator import variable_creator_scope
-        return variable_creator_scope(self._extended._create_variable)
-
     def __repr__(self) -> str:
         ext = self._extended
         return (f"<tf.distribute.MultiWorkerMirroredStrategy worker {ext._rank} of "

@@ -48,9 +48,7 @@ class OneDeviceStrategy(Strategy):
 
     @contextlib.contextmanager
     def _creator_scope(self) -> Any:
-        from ..variables.creator import variable_creator_scope
-        with variable_creator_scope(self._extended._create_variable), \
-                device_lib.device(self._extended._device):
+        with super()._creator_scope(), device_lib.device(self._extended._device):
             yield
 
     def __repr__(self) -> str:
