@@ -169,13 +169,19 @@ class ReplicaContext:
         (`select_replica`). Replicas must make the same merge calls in the
         same order.
         """
-        kwargs = dict(kwargs or {})
-        if not isinstance(args, tuple):
-            args = tuple(args)
+        return self._merge(merge_fn, tuple(args), dict(kwargs or {}))
+
+    def _merge(self, merge_fn: Callable[..., Any], args: tuple, kwargs: dict,
+               any_thread: bool = False) -> Any:
         if self._is_default or self._strategy.extended._local_replicas() == 1:
             with _enter(_Context(self._strategy, None)):
-                result = merge_fn(self._strategy, *args, **kwargs)
-            return result
+                return merge_fn(self._strategy, *args, **kwargs)
+        if any_thread:
+            # An autograd backward runs accelerator work on the engine's device threads, not
+            # the replica's thread (blocked in tape.gradient meanwhile): the merge goes
+            # through this replica's handover all the same.
+            from .mirrored_run import merge_call
+            return merge_call(self, merge_fn, args, kwargs, any_thread=True)
         return self._strategy.extended._merge_call(self, merge_fn, args, kwargs)
 
     def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
@@ -195,22 +201,9 @@ class ReplicaContext:
             return list(strategy.extended.batch_reduce_to(
                 reduce_op, [(t, None) for t in per_replica]))
 
-        if from_any_thread:
-            reduced = self._merge_call_from_any_thread(merge, tuple(flat))
-        else:
-            reduced = self.merge_call(merge, args=tuple(flat))
+        reduced = self._merge(merge, tuple(flat), {}, any_thread=from_any_thread)
         from .values import select_replica
         return select_replica(self._local_replica_id, list(reduced))
-
-    def _merge_call_from_any_thread(self, merge_fn: Callable[..., Any], args: tuple) -> Any:
-        # An autograd backward runs accelerator work on the engine's device threads, not the
-        # replica's thread (blocked in tape.gradient meanwhile): the merge goes through this
-        # replica's handover all the same.
-        if self._strategy.extended._local_replicas() == 1:
-            with _enter(_Context(self._strategy, None)):
-                return merge_fn(self._strategy, *args)
-        from .mirrored_run import merge_call
-        return merge_call(self, merge_fn, args, {}, any_thread=True)
 
     def all_gather(self, value: Any, axis: int, options: Any = None) -> Any:
         """Concatenate every replica's `value` (a nest of tensors) along `axis`; every replica
@@ -251,9 +244,6 @@ class StrategyExtended:
     def colocate_vars_with(self, colocate_with_variable: Any) -> Any:
         """Variables created in this block live where `colocate_with_variable` does."""
         return contextlib.nullcontext()
-
-    def value_container(self, value: Any) -> Any:
-        return value
 
     def reduce_to(self, reduce_op: Any, value: Any, destinations: Any, options: Any = None) -> Any:
         """Combine a per-replica `value` onto `destinations` (a variable, a distributed value,
