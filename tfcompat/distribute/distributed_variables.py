@@ -48,14 +48,18 @@ reference, as the seed) and their index (`_component_index`).
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any, Callable
 
 import torch
 
 from ..framework import device as device_lib
+from ..framework.numpy_interop import to_numpy
+from ..framework.tensor_conversion import convert_to_tensor
 from ..variables.enums import VariableAggregation, VariableSynchronization
 from ..variables.variable import Variable
+from . import distribute_lib
 from . import values as values_lib
 from .reduce_util import ReduceOp
 
@@ -75,7 +79,6 @@ def aggregation_error(variable_type: str) -> ValueError:
 
 
 def _in_replica_context() -> bool:
-    from . import distribute_lib
     ctx = distribute_lib.get_replica_context()
     return ctx is not None and not ctx._is_default
 
@@ -141,7 +144,6 @@ def _aggregated_update(var: Any, f: Callable[..., Any], value: Any, kwargs: dict
                 ReduceOp.from_variable_aggregation(aggregation), value, destinations=var)
         return strategy.extended.update(var, f, args=(reduced,), kwargs=kw)
 
-    from . import distribute_lib
     return distribute_lib.get_replica_context().merge_call(merge_fn, args=(value,), kwargs=kwargs)
 
 
@@ -241,7 +243,6 @@ class DistributedVariable(_AssignsThroughFunc, Variable, values_lib.DistributedD
         return self._read_component().gather_nd(indices, name=name)
 
     def numpy(self) -> Any:
-        from ..framework.numpy_interop import to_numpy
         return to_numpy(self.read_value())
 
     def _scatter_func(self, method: str, *args: Any) -> Any:
@@ -327,8 +328,6 @@ class _Saveable:
 
 def _strategy_scope(var: DistributedVariable) -> Any:
     """The variable's strategy scope unless it (or its run) is already entered."""
-    import contextlib
-    from . import distribute_lib
     if distribute_lib.get_strategy() is var._distribute_strategy:
         return contextlib.nullcontext()
     return var._distribute_strategy.scope()
@@ -428,7 +427,6 @@ class SyncOnReadVariable(DistributedVariable):
             return self.read_value() if read_value else None
         tensor = value
         if self._aggregation == VariableAggregation.SUM:
-            from ..framework.tensor_conversion import convert_to_tensor
             t = convert_to_tensor(value, dtype=self.dtype)
             total = self._distribute_strategy.num_replicas_in_sync
             # TF: cast(value / n, dtype); integers divide in float64 and truncate.
@@ -446,12 +444,10 @@ class SyncOnReadVariable(DistributedVariable):
 
     def _saveable(self) -> _Saveable:
         def tensor() -> torch.Tensor:
-            from ..framework.tensor_conversion import convert_to_tensor
             return convert_to_tensor(self._get_cross_replica())
 
         def restore(t: Any) -> None:
             with _strategy_scope(self):
-                from . import distribute_lib
                 if distribute_lib.in_cross_replica_context():
                     self.assign(t, read_value=False)
                 else:  # pragma: no cover - restore runs in cross-replica context
@@ -520,7 +516,6 @@ class _TensorRead:
     __slots__ = ("_t",)
 
     def __init__(self, t: Any) -> None:
-        from ..framework.tensor_conversion import convert_to_tensor
         self._t = convert_to_tensor(t)
 
     def value(self) -> torch.Tensor:

@@ -30,6 +30,7 @@ from ..framework import device as device_lib
 from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.variable_protocol import is_variable as _is_variable
+from . import distribute_lib
 
 __all__ = [
     "DistributedValues", "DistributedDelegate", "PerReplica", "Mirrored", "PerDevice",
@@ -75,7 +76,6 @@ def current_replica_id() -> Optional[int]:
     Inside `strategy.run`, the replica's local index; inside an update of
     one replica's components, that replica; in cross-replica context, None.
     """
-    from . import distribute_lib
     replica = distribute_lib.get_replica_context()
     if replica is not None and not replica._is_default:
         return replica._local_replica_id
@@ -129,7 +129,6 @@ class DistributedValues:
         whatever `tf.device` says, unless `entering`: reads that enter the value's strategy
         first (TF's `read_value()`, `numpy()`) are in cross-replica context there.
         """
-        from . import distribute_lib
         replica = distribute_lib.get_replica_context()
         if replica is not None and not replica._is_default:
             return self._values[replica._local_replica_id]
