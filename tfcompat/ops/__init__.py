@@ -45,3 +45,6 @@ __all__ = [
     "gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
     "boolean_mask", "where", "unique",
 ]
+
+# Issue 9's areas append their top-level names below, each in its own block
+# (`from .<module> import ...` then `__all__ += [...]`), so no block edits another's.
