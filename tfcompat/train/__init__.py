@@ -1,0 +1,1 @@
+"""`tf.train`: checkpoints and tracking."""
