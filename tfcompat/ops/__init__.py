@@ -48,3 +48,16 @@ __all__ = [
 
 # Issue 9's areas append their top-level names below, each in its own block
 # (`from .<module> import ...` then `__all__ += [...]`), so no block edits another's.
+
+# -- array, creation, indexing, sort, linalg (issue 9, E) --
+from .slicing_ops import repeat, reverse, roll, slice, strided_slice
+__all__ += ["reverse", "slice", "strided_slice", "roll", "repeat"]
+
+# -- random, printing, debugging, control flow (issue 9, G) --
+from .control_flow_ops import (case, cond, control_dependencies, group, identity_n, no_op,
+                               switch_case, while_loop)
+from .script_ops import numpy_function, py_function
+__all__ += ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", "group",
+            "control_dependencies", "py_function", "numpy_function"]
+from .sort_ops import argsort, searchsorted, sort
+__all__ += ["sort", "argsort", "searchsorted"]
