@@ -480,3 +480,13 @@ def test_an_unsupported_first_value_is_named_as_tf():
             tf.convert_to_tensor(value)
     with pytest.raises(ValueError, match="mixed types"):
         tf.convert_to_tensor([1, None])
+
+
+def test_string_sequences_are_a_clear_type_error():
+    # TF builds a tf.string tensor; torch has no strings, so tfcompat says so (issue 9, §4).
+    import tfcompat as tf
+    for value in (["a", "b"], [b"a"], [["x"], ["y"]], "abc", b"abc"):
+        with pytest.raises(TypeError, match="numbers only"):
+            tf.constant(value)
+    with pytest.raises(ValueError, match="mixed types"):  # TF's error for mixed sequences
+        tf.constant([1, "a"])

@@ -222,8 +222,14 @@ class _Scan:
         npfloat_dtype = None
         for x in self.scalars:
             k = _kind(x)
+            if k is None and all(isinstance(v, (str, bytes)) for v in self.scalars):
+                # TF builds a tf.string tensor here; torch has no string dtype.
+                raise TypeError(
+                    f"tfcompat tensors hold numbers only: cannot convert a sequence of strings "
+                    f"({x!r}, ...) to a Tensor (TF's tf.string has no torch counterpart; keep "
+                    "strings in Python or NumPy object arrays).")
             if k is None:
-                if kind is None:  # the first value decides TF's message
+                if kind is None and not isinstance(x, (str, bytes)):  # the first decides TF's message
                     raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type "
                                      f"({type(x)}) to a Tensor.")
                 raise ValueError("Can't convert Python sequence with mixed types to Tensor.")

@@ -1,0 +1,73 @@
+"""Record TensorFlow 2.21's `tf.compat.v1` API into `tfcompat/compat/v1/_v1_api.py`.
+
+For each v1 namespace (the top level and its direct submodules) it records every
+public name and which of them TF itself binds to the very same object as TF 2's
+namespace (`tf.compat.v1.add is tf.add`): those are semantically identical, so
+tfcompat's v1 namespace hands out its TF 2 object for them. Run under a Python with
+TensorFlow: `python tests/compat/gen_v1_api.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import pprint
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
+import generator_env  # noqa: E402
+
+generator_env.prepare()
+
+import tensorflow as tf  # noqa: E402
+
+# Namespaces tfcompat stubs wholesale (every attribute raises NotImplementedError when
+# used): raw ops are graph kernels, v1 Keras is its own project.
+UNRECORDED = {"raw_ops", "keras", "layers", "lite", "mlir", "xla", "tpu", "estimator"}
+
+OUT = os.path.join(ROOT, "tfcompat", "compat", "v1", "_v1_api.py")
+
+
+def _public(obj) -> list:
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def record(v1, v2) -> dict:
+    names, same, modules = [], [], []
+    for n in _public(v1):
+        value = getattr(v1, n)
+        if isinstance(value, types.ModuleType):
+            modules.append(n)
+            continue
+        names.append(n)
+        if v2 is not None and getattr(v2, n, None) is value:
+            same.append(n)
+    return {"names": names, "same": same, "modules": modules}
+
+
+def main() -> None:
+    api = {"": record(tf.compat.v1, tf)}
+    for sub in api[""]["modules"]:
+        if sub in UNRECORDED:
+            continue
+        try:
+            api[sub] = record(getattr(tf.compat.v1, sub), getattr(tf, sub, None))
+        except Exception as e:  # noqa: BLE001 - lazily loaded namespaces that fail to import
+            print(f"skipped tf.compat.v1.{sub}: {type(e).__name__}: {e}")
+    with open(OUT, "w") as f:
+        f.write('"""TensorFlow 2.21\'s `tf.compat.v1` names, recorded by tests/compat/gen_v1_api.py.\n\n'
+                "Per namespace: `names` (public non-module names), `same` (those TF binds to its\n"
+                "TF 2 object), `modules` (submodules). Generated; do not edit.\n"
+                '"""\n\n')
+        f.write(f"TENSORFLOW_VERSION = {tf.__version__!r}\n\n")
+        f.write("API = ")
+        f.write(pprint.pformat({k: {kk: tuple(vv) for kk, vv in v.items()} for k, v in api.items()},
+                               width=100, compact=True))
+        f.write("\n")
+    print(f"{len(api)} namespaces written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""`tf.compat.v1` and `tf.compat.v2`: every TF 2.21 v1 name resolves; graph-only ones say what to use."""
+
+from __future__ import annotations
+
+import io
+import logging as pylogging
+
+import pytest
+
+import tfcompat
+import tfcompat.compat.v1 as tf1
+from tfcompat.compat.v1 import _v1_api
+from tfcompat.compat.v1._not_built import NotBuilt
+
+
+def test_v2_is_the_package():
+    import tfcompat.compat.v2 as tf2
+    assert tf2 is tfcompat and tfcompat.compat.v2 is tfcompat
+
+
+def _all_names():
+    for path, api in sorted(_v1_api.API.items()):
+        for name in api["names"]:
+            yield path, name
+
+
+def _get(path, name):
+    ns = tf1
+    for part in filter(None, path.split(".")):
+        ns = getattr(ns, part)
+    return getattr(ns, name)
+
+
+def test_every_recorded_v1_name_resolves_without_attribute_error():
+    for path, name in _all_names():
+        value = _get(path, name)  # raises AttributeError if a recorded name is not resolved
+        assert value is not None or name in ("newaxis",), (path, name)
+
+
+def test_same_names_are_the_tf2_objects():
+    for name in _v1_api.API[""]["same"]:
+        value = getattr(tf1, name)
+        if hasattr(tfcompat, name):
+            assert value is getattr(tfcompat, name), name
+        else:
+            assert isinstance(value, NotBuilt), name
+
+
+@pytest.mark.parametrize("path,replacement", [
+    ("Session", "eagerly"), ("placeholder", "function arguments"),
+    ("get_variable", "tf.Variable"), ("variable_scope", "porting kit"),
+    ("train.AdamOptimizer", "tf.keras.optimizers.Adam"), ("gradients", "GradientTape"),
+    ("global_variables_initializer", "initialized when created"),
+    ("layers.dense", "tf.Module"), ("raw_ops.MatMul", "tf.*"), ("disable_v2_behavior", "eager-only"),
+])
+def test_graph_only_apis_raise_not_implemented_naming_the_replacement(path, replacement):
+    *ns, name = path.split(".")
+    value = _get(".".join(ns), name)
+    with pytest.raises(NotImplementedError, match=f"tf.compat.v1.{path}") as info:
+        value()
+    assert replacement in str(info.value)
+
+
+def test_not_built_fails_on_use_not_on_import():
+    from tfcompat.compat.v1 import Session, placeholder  # noqa: F401  (import must work)
+    with pytest.raises(NotImplementedError):
+        with tf1.Session() as sess:  # noqa: F841
+            pass
+    with pytest.raises(NotImplementedError):
+        tf1.GraphKeys.TRAINABLE_VARIABLES
+
+
+def test_unknown_names_are_attribute_errors_as_in_tf():
+    with pytest.raises(AttributeError, match="no attribute 'not_a_tf_name'"):
+        tf1.not_a_tf_name
+    with pytest.raises(AttributeError):
+        tf1.train.not_a_tf_name
+
+
+def test_eager_switches():
+    assert tf1.enable_eager_execution() is None
+    assert tf1.enable_v2_behavior() is None
+    assert tf1.executing_eagerly() is True
+
+
+def test_v1_variable_is_a_resource_variable():
+    v = tf1.Variable([1.0, 2.0], name="w", collections=["c"], use_resource=False)
+    assert isinstance(v, tfcompat.Variable) and v.name == "w:0"
+    with pytest.raises(NotImplementedError, match="variable_def"):
+        tf1.Variable(variable_def=object())
+
+
+def test_deprecated_argument_names():
+    x = [[1, 2, 3], [4, 5, 6]]
+    assert tf1.reduce_sum(x, reduction_indices=[1], keep_dims=True).tolist() == [[6], [15]]
+    with pytest.raises(ValueError, match="both 'axis' and 'reduction_indices'"):
+        tf1.reduce_sum(x, axis=1, reduction_indices=1)
+    with pytest.raises(ValueError, match="both 'keepdims' and 'keep_dims'"):
+        tf1.reduce_sum(x, keepdims=True, keep_dims=True)
+    assert tf1.expand_dims(x, dim=0).shape == (1, 2, 3)
+    assert tf1.squeeze([[1], [2]], squeeze_dims=[1]).tolist() == [1, 2]
+
+
+def test_name_scope_v1_signature():
+    with tf1.name_scope(None, default_name="block"):
+        assert tfcompat.Variable(1.0, name="v").name == "block/v:0"
+    with pytest.raises(ValueError):
+        tf1.name_scope(None)
+
+
+def test_logging_goes_to_the_tensorflow_logger():
+    logger = pylogging.getLogger("tensorflow")
+    stream = io.StringIO()
+    handler = pylogging.StreamHandler(stream)
+    logger.addHandler(handler)
+    old = tf1.logging.get_verbosity()
+    try:
+        tf1.logging.set_verbosity(tf1.logging.INFO)
+        tf1.logging.info("step %d", 3)
+        tf1.logging.debug("hidden")
+        for _ in range(5):
+            tf1.logging.log_first_n(tf1.logging.WARN, "first", 2)
+    finally:
+        logger.removeHandler(handler)
+        tf1.logging.set_verbosity(old)
+    lines = stream.getvalue().splitlines()
+    assert lines == ["step 3", "first", "first"]
+
+
+def test_compat_helpers():
+    c = tfcompat.compat
+    assert c.as_bytes("é") == "é".encode() and c.as_text(b"ab") == "ab" and c.as_str(b"x") == "x"
+    with pytest.raises(TypeError):
+        c.as_bytes(3)
+    assert c.dimension_value(3) == 3 and c.dimension_at_index([2, None], 1) is None
+    assert c.forward_compatible(2020, 1, 1) is True

@@ -1,0 +1,124 @@
+"""`tf.compat.v1`: TF 1's names, so `import tfcompat.compat.v1 as tf` never breaks a program.
+
+Every public name of TensorFlow 2.21's `tf.compat.v1` (recorded in `_v1_api.py`)
+resolves, at first use, to one of three things:
+
+* the TF 2 object, for the names TF binds to the very same object in both namespaces
+  (`tf.compat.v1.add is tf.add`, dtypes, `GradientTape`, ...): semantically identical;
+* a TF 1 adapter (`_v1_ops.py`) where only the signature differs (`keep_dims`,
+  `reduction_indices`, `tf1.where` without broadcasting, `tf1.Variable`,
+  `enable_eager_execution` as a no-op, `tf1.train.Saver`, `tf1.logging`);
+* otherwise a `NotBuilt` placeholder: graph-mode APIs (`Session`, `placeholder`,
+  `get_variable`, collections, the v1 optimizers) raise `NotImplementedError` naming the
+  TF 2 replacement when used, never `AttributeError` and never at import time.
+
+A name TF 2.21's `tf.compat.v1` does not have raises `AttributeError`, as in TF.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
+from . import _v1_ops, logging
+from ._not_built import NotBuilt
+from ._v1_api import API
+
+# Namespaces TF has but the recording leaves out: every attribute is a NotBuilt.
+_WHOLESALE = {"raw_ops", "keras", "layers", "lite", "mlir", "xla", "tpu", "estimator"}
+
+
+def _tf2_namespace(path: str) -> Any:
+    """tfcompat's TF 2 namespace module for a v1 path ("" -> tfcompat), or None."""
+    tf = sys.modules["tfcompat"]
+    if not path:
+        return tf
+    try:
+        return importlib.import_module(f"tfcompat.{path}")
+    except ImportError:
+        return getattr(tf, path, None)
+
+
+def _overrides(path: str) -> dict:
+    if path == "":
+        return _v1_ops.OVERRIDES
+    if path == "train":
+        out = _v1_ops.train_overrides()
+        train = _tf2_namespace("train")
+        if train is not None and hasattr(train, "Checkpoint"):
+            out["Checkpoint"] = train.Checkpoint  # TF 1's CheckpointV1 behaves the same eagerly
+        return out
+    if path == "logging":
+        return {n: getattr(logging, n) for n in logging.__all__}
+    return {}
+
+
+def resolve(path: str, name: str) -> Any:
+    """The object `tf.compat.v1.<path>.<name>` stands for (see the module docstring)."""
+    full = f"{path}.{name}" if path else name
+    if path in _WHOLESALE or path.split(".")[0] in _WHOLESALE:
+        return NotBuilt(full)
+    api = API.get(path)
+    if api is None:
+        raise AttributeError(f"module 'tensorflow.compat.v1.{path}' is not recorded")
+    overrides = _overrides(path)
+    if name in overrides:
+        return overrides[name]
+    if name in api["modules"]:
+        if path == "" and name == "compat":
+            return sys.modules["tfcompat"].compat
+        if path == "" and name == "logging":
+            return logging
+        return _namespace(full)
+    if name in api["same"]:
+        tf2 = _tf2_namespace(path)
+        if tf2 is not None and hasattr(tf2, name):
+            return getattr(tf2, name)
+        return NotBuilt(full)
+    if name in api["names"]:
+        return NotBuilt(full)
+    where = f"tensorflow.compat.v1.{path}" if path else "tensorflow.compat.v1"
+    raise AttributeError(f"module '{where}' has no attribute '{name}' (nor does TensorFlow 2.21's)")
+
+
+class _V1Namespace(types.ModuleType):
+    """A submodule of `tf.compat.v1` (`tf1.train`, `tf1.nn`, ...), resolved name by name."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"tfcompat.compat.v1.{path}")
+        self._v1_path = path
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = resolve(self._v1_path, name)
+        setattr(self, name, value)
+        return value
+
+    def __dir__(self) -> list:
+        api = API.get(self._v1_path, {"names": (), "modules": ()})
+        return sorted(set(api["names"]) | set(api["modules"]))
+
+
+_namespaces: dict = {}
+
+
+def _namespace(path: str) -> _V1Namespace:
+    if path not in _namespaces:
+        module = _namespaces[path] = _V1Namespace(path)
+        sys.modules.setdefault(module.__name__, module)
+    return _namespaces[path]
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    value = resolve("", name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(API[""]["names"]) | set(API[""]["modules"]))

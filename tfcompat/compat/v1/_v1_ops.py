@@ -1,0 +1,234 @@
+"""The v1 functions whose TF 1 signature differs from TF 2's, mapped onto the TF 2 ops.
+
+In TF 2.21, `tf.compat.v1.reduce_sum` and friends are the TF 2 ops plus deprecated
+argument names (`keep_dims`, `reduction_indices`, `dimension`, `squeeze_dims`, `dim`);
+each function here accepts both spellings (TF's `ValueError` when both are given) and calls
+the TF 2 op. `tf1.where` keeps TF 1's rule (no broadcasting, a vector condition selects rows).
+Names are resolved at call time so the v1 namespace never imports ops it does not use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+_UNSET = object()
+
+
+def _tf() -> Any:
+    import tfcompat
+    return tfcompat
+
+
+def _pick(new: Any, old: Any, new_name: str, old_name: str) -> Any:
+    if old is _UNSET or old is None:
+        return None if new is _UNSET else new
+    if new is not _UNSET and new is not None:
+        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+    return old
+
+
+def _reduction(op: str) -> Callable:
+    def reduce(input_tensor: Any, axis: Any = _UNSET, keepdims: Any = _UNSET, name: Optional[str] = None,
+               reduction_indices: Any = _UNSET, keep_dims: Any = _UNSET) -> Any:
+        axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
+        keep = _pick(keepdims, keep_dims, "keepdims", "keep_dims")
+        return getattr(_tf(), op)(input_tensor, axis=axis, keepdims=bool(keep))
+    reduce.__name__ = reduce.__qualname__ = op
+    reduce.__doc__ = (f"TF 1's `tf.{op}`: TF 2's, also accepting `reduction_indices` and "
+                      "`keep_dims`.")
+    return reduce
+
+
+_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+               "reduce_all", "reduce_any", "reduce_logsumexp")
+
+
+def _arg_reduction(op: str) -> Callable:
+    def arg(input: Any, axis: Any = None, name: Optional[str] = None, dimension: Any = None,  # noqa: A002
+            output_type: Any = None) -> Any:
+        tf = _tf()
+        axis = _pick(axis, dimension, "axis", "dimension")
+        return getattr(tf, op)(input, axis=0 if axis is None else axis,
+                               output_type=tf.int64 if output_type is None else output_type)
+    arg.__name__ = arg.__qualname__ = op
+    arg.__doc__ = f"TF 1's `tf.{op}`: TF 2's, also accepting `dimension`."
+    return arg
+
+
+def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Any:  # noqa: A002
+    """TF 1's `tf.expand_dims`: TF 2's, also accepting `dim`."""
+    axis = _pick(axis, dim, "axis", "dim")
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return _tf().expand_dims(input, axis)
+
+
+def squeeze(input: Any, axis: Any = None, name: Optional[str] = None, squeeze_dims: Any = None) -> Any:  # noqa: A002
+    """TF 1's `tf.squeeze`: TF 2's, also accepting `squeeze_dims`."""
+    return _tf().squeeze(input, _pick(axis, squeeze_dims, "axis", "squeeze_dims"))
+
+
+def ones_like(tensor: Any, dtype: Any = None, name: Optional[str] = None, optimize: bool = True) -> Any:
+    """TF 1's `tf.ones_like` (`tensor`, `optimize`)."""
+    return _tf().ones_like(tensor, dtype=dtype)
+
+
+def zeros_like(tensor: Any, dtype: Any = None, name: Optional[str] = None, optimize: bool = True) -> Any:
+    """TF 1's `tf.zeros_like` (`tensor`, `optimize`)."""
+    return _tf().zeros_like(tensor, dtype=dtype)
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Any:
+    """TF 1's `tf.transpose` (the argument order differs from TF 2's)."""
+    return _tf().transpose(a, perm=perm, conjugate=conjugate)
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, name: Optional[str] = None,
+           axis: Any = None, batch_dims: int = 0) -> Any:
+    """TF 1's `tf.gather` (`validate_indices` is ignored, as in TF)."""
+    return _tf().gather(params, indices, axis=axis, batch_dims=batch_dims)
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None,
+                      preferred_dtype: Any = None, dtype_hint: Any = None) -> Any:
+    """TF 1's `tf.convert_to_tensor` (`preferred_dtype` is TF 2's `dtype_hint`)."""
+    hint = _pick(dtype_hint if dtype_hint is not None else _UNSET, preferred_dtype,
+                 "dtype_hint", "preferred_dtype")
+    return _tf().convert_to_tensor(value, dtype=dtype, dtype_hint=hint)
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
+             verify_shape: bool = False) -> Any:
+    """TF 1's `tf.constant`: with `verify_shape=True` the value's shape must equal `shape`."""
+    tf = _tf()
+    if verify_shape and shape is not None:
+        got = tuple(tf.convert_to_tensor(value, dtype=dtype).shape)
+        if got != tuple(shape):
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {got}.")
+    return tf.constant(value, dtype=dtype, shape=shape)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = None) -> Any:
+    """TF 1's `tf.where`: without broadcasting. `x` and `y` must have the same shape, and
+    `condition` either that shape too or a vector selecting whole rows (first dimension)."""
+    tf = _tf()
+    if x is None and y is None:
+        return tf.where(condition)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
+    condition = tf.convert_to_tensor(condition, dtype=tf.bool)
+    if tuple(x.shape) != tuple(y.shape):
+        raise tf.errors.InvalidArgumentError(
+            None, None, f"'then' and 'else' must have the same size.  but received: "
+                        f"{list(x.shape)} vs. {list(y.shape)}")
+    if tuple(condition.shape) != tuple(x.shape):
+        if condition.dim() != 1 or x.dim() < 1 or condition.shape[0] != x.shape[0]:
+            raise tf.errors.InvalidArgumentError(
+                None, None, "'then' and cond must have the same size if cond is a vector; or "
+                            f"the same shape: {list(condition.shape)} vs. {list(x.shape)}")
+        condition = tf.reshape(condition, [-1] + [1] * (x.dim() - 1))
+    return tf.where(condition, x, y)
+
+
+class name_scope:  # noqa: N801 - TF's public spelling
+    """TF 1's `tf.name_scope(name, default_name=None, values=None)`: `name`, or
+    `default_name` when `name` is None (TF 2's scope underneath)."""
+
+    def __init__(self, name: Optional[str], default_name: Optional[str] = None,
+                 values: Any = None) -> None:
+        if name is None and default_name is None:
+            raise ValueError("At least one of name (None) and default_name (None) must be provided.")
+        self._scope = _tf().name_scope(name if name is not None else default_name)
+
+    def __enter__(self) -> str:
+        return self._scope.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._scope.__exit__(*exc)
+
+
+def Variable(initial_value: Any = None, trainable: Optional[bool] = None, collections: Any = None,  # noqa: N802
+             validate_shape: bool = True, caching_device: Any = None, name: Optional[str] = None,
+             variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
+             import_scope: Any = None, constraint: Any = None, use_resource: Any = None,
+             synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> Any:
+    """TF 1's `tf.Variable` under eager execution: a resource variable, as TF 2 builds it.
+    `collections`, `expected_shape`, `use_resource` and `import_scope` have no effect in eager
+    mode (as in TF); `variable_def` (graph protos) is not supported."""
+    tf = _tf()
+    if variable_def is not None:
+        raise NotImplementedError("tf.compat.v1.Variable(variable_def=...) restores graph protos, "
+                                  "which eager tfcompat has none of: create the variable from its value.")
+    kwargs = dict(trainable=trainable, validate_shape=validate_shape, caching_device=caching_device,
+                  name=name, dtype=dtype, constraint=constraint, shape=shape)
+    if synchronization is not None:
+        kwargs["synchronization"] = synchronization
+    if aggregation is not None:
+        kwargs["aggregation"] = aggregation
+    return tf.Variable(initial_value, **kwargs)
+
+
+def _no_op_switch(name: str, doc: str) -> Callable:
+    def switch(*args: Any, **kwargs: Any) -> None:
+        return None
+    switch.__name__ = switch.__qualname__ = name
+    switch.__doc__ = doc
+    return switch
+
+
+def _true(name: str) -> Callable:
+    def always() -> bool:
+        return True
+    always.__name__ = always.__qualname__ = name
+    always.__doc__ = f"TF 1's `tf.{name}`: always True (tfcompat is eager)."
+    return always
+
+
+def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = False,
+         name: Optional[str] = None, fn1: Any = None, fn2: Any = None) -> Any:
+    """TF 1's `tf.cond` (`fn1`/`fn2` are the deprecated names of `true_fn`/`false_fn`)."""
+    true_fn = _pick(true_fn if true_fn is not None else _UNSET, fn1, "true_fn", "fn1")
+    false_fn = _pick(false_fn if false_fn is not None else _UNSET, fn2, "false_fn", "fn2")
+    return _tf().cond(pred, true_fn, false_fn)
+
+
+def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               name: Optional[str] = None, maximum_iterations: Any = None,
+               return_same_structure: bool = False) -> Any:
+    """TF 1's `tf.while_loop`: a single loop variable comes back unwrapped unless
+    `return_same_structure=True`."""
+    out = _tf().while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
+                           maximum_iterations=maximum_iterations)
+    if not return_same_structure and isinstance(out, (list, tuple)) and len(out) == 1:
+        return out[0]
+    return out
+
+
+#: v1 name -> its implementation (names whose TF 1 behaviour tfcompat provides).
+OVERRIDES: dict = {
+    **{n: _reduction(n) for n in _REDUCTIONS},
+    "argmax": _arg_reduction("argmax"), "argmin": _arg_reduction("argmin"),
+    "expand_dims": expand_dims, "squeeze": squeeze, "ones_like": ones_like,
+    "zeros_like": zeros_like, "transpose": transpose, "gather": gather,
+    "convert_to_tensor": convert_to_tensor, "constant": constant, "where": where,
+    "name_scope": name_scope, "Variable": Variable, "cond": cond, "while_loop": while_loop,
+    "executing_eagerly": _true("executing_eagerly"),
+    "executing_eagerly_outside_functions": _true("executing_eagerly_outside_functions"),
+    **{n: _no_op_switch(n, f"TF 1's `tf.{n}`: a no-op (tfcompat always has TF 2 behaviour).")
+       for n in ("enable_eager_execution", "enable_v2_behavior", "enable_resource_variables",
+                 "enable_v2_tensorshape", "enable_control_flow_v2", "enable_tensor_equality")},
+}
+
+
+def train_overrides() -> dict:
+    """`tf.compat.v1.train` names with TF 1 behaviour: the name-based `Saver`."""
+    out = {}
+    try:
+        from ...train.saver import Saver
+        out["Saver"] = Saver
+    except ImportError:
+        pass
+    return out
+
