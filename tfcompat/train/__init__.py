@@ -1,8 +1,4 @@
-"""`tf.train`: checkpoints and tracking (re-exports only)."""
-
-from .checkpoint import Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus, NameBasedSaverStatus
-from .module import Module
-from .trackable import Trackable
+"""`tf.train`: checkpoints and tracking."""
 
 # Reading checkpoints by key, export to torch/safetensors (reader.py, torch_export.py)
 from .reader import CheckpointReader, list_variables, load_checkpoint, load_variable
