@@ -6,6 +6,7 @@ This module only re-exports; each name lives where its concept does.
 import torch as _torch
 
 from . import bitwise, compat, config, distribute, errors, keras, linalg, math, nn, optimizers, random
+from . import debugging
 from .framework import dtypes, nest
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,
                                float16, float32, float64, half, int8, int16, int32, int64, uint8)

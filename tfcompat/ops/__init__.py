@@ -57,6 +57,8 @@ __all__ += ["reverse", "slice", "strided_slice", "roll", "repeat"]
 from .control_flow_ops import (case, cond, control_dependencies, group, identity_n, no_op,
                                switch_case, while_loop)
 from .script_ops import numpy_function, py_function
+from .check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
+__all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
 __all__ += ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", "group",
             "control_dependencies", "py_function", "numpy_function"]
 from .sort_ops import argsort, searchsorted, sort
