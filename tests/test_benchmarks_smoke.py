@@ -96,3 +96,12 @@ def test_distribute_script_runs_quick(capsys):
     out = capsys.readouterr().out
     assert "MultiWorkerMirroredStrategy, 2 gloo workers" in out
     assert "MirroredStrategy over 2 logical CPUs" in out and "merge_call round trip" in out
+
+
+def test_ops_script_runs_quick(capsys):
+    """benchmarks/ops.py --quick: 20 ops and the conv2d SAME path against raw torch."""
+    from benchmarks import ops
+    ops.main(["--quick", "--device", "cpu", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert "baseline: the raw torch call" in out and "nn.conv2d SAME s2" in out
+    assert len(re.findall(r"^64 ", out, flags=re.M)) == 20
