@@ -7,6 +7,9 @@ import torch as _torch
 
 from . import bitwise, compat, config, distribute, errors, keras, linalg, math, nn, optimizers, random
 from . import debugging
+from . import train
+from . import data
+from .train.module import Module
 from .framework import dtypes, nest
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,
                                float16, float32, float64, half, int8, int16, int32, int64, uint8)

@@ -27,7 +27,9 @@ from ...framework import device as device_lib
 from ...framework import dtypes
 from ...framework import variable_protocol as protocol
 from ...framework.tensor_conversion import convert_to_tensor
+from ...train.trackable import Trackable, is_trackable
 from ...variables import Variable, VariableAggregation, VariableSynchronization
+from ...variables import creator as creator_lib
 from . import multi_tensor, schedules
 
 __all__ = ["OptimizerWeights", "var_key"]
@@ -56,8 +58,16 @@ def _component(slot: Any, index: int) -> Any:
     return parts[index] if len(parts) > index and parts[0] is not slot else slot
 
 
-class OptimizerWeights:
+class OptimizerWeights(Trackable):
     """Hyperparameters, `iterations`, slots and weights of an `OptimizerV2`.
+
+    As a `Trackable` (tf_keras' tracking), the optimizer's children in a
+    checkpoint are its weights by name (`iter`, then each hyperparameter
+    variable) and any trackable hyperparameter value; slots are not
+    children: a slot belongs to the (optimizer, variable) pair, and is saved
+    under the variable's key (`.OPTIMIZER_SLOT`). A slot value restored
+    before the slot exists waits in `_deferred_slot_restorations` until
+    `add_slot` creates it.
 
     The attributes are set by `OptimizerV2.__init__`: `_hyper`, `_slots`
     (`{var_key: {slot_name: variable}}`), `_slot_names`, `_weights`,
@@ -68,6 +78,8 @@ class OptimizerWeights:
     # -- hyperparameters -------------------------------------------------------
     def _set_hyper(self, name: str, value: Any) -> None:
         """Set hyperparameter `name` (a float, tensor, callable or schedule)."""
+        if is_trackable(value):
+            self._track_trackable(value, name, overwrite=True)
         if name not in self._hyper:
             self._hyper[name] = value
             return
@@ -182,11 +194,15 @@ class OptimizerWeights:
             trainable = False
         elif trainable is None:
             trainable = True
-        initial_value = initializer_fn(initializer, shape, dtype)
-        with self._distribution_strategy_scope():
-            return Variable(initial_value=initial_value, name=name, dtype=dtype,
-                            trainable=trainable, synchronization=synchronization,
-                            aggregation=aggregation)
+        def getter(name: str, shape: Any, dtype: Any, initializer: Any, **kwargs: Any) -> Variable:
+            initial_value = initializer_fn(initializer, shape if shape is not None else (), dtype)
+            with self._distribution_strategy_scope():
+                return Variable(initial_value=initial_value, name=name, dtype=dtype, **kwargs)
+        # Tracked by name (a restore waiting for `name` gives the variable its value).
+        return self._add_variable_with_custom_getter(
+            name, shape=shape, dtype=dtype, initializer=initializer, getter=getter,
+            overwrite=True, trainable=trainable, synchronization=synchronization,
+            aggregation=aggregation)
 
     def _distribution_strategy_scope(self) -> Any:
         """The strategy this optimizer was created under, if none is in scope now."""
@@ -253,6 +269,31 @@ class OptimizerWeights:
         pending = self._deferred_slot_restorations.get(slot_name, {}).pop(var_key(variable), [])
         for position in sorted(pending, key=lambda p: getattr(p, "restore_uid", 0), reverse=True):
             position.restore(slot_variable)
+
+    def _create_or_restore_slot_variable(self, slot_variable_position: Any, slot_name: str,
+                                         variable: Variable, slot_variable_shape: Any = None) -> Any:
+        """The slot a checkpoint restores into now, or None (deferred until `add_slot`).
+
+        As tf_keras: a missing slot of a plain checkpointed variable is
+        created at once with the checkpoint's value, unless a variable
+        creator scope is active and no strategy owns this optimizer (a scope
+        meant for `variable` should not catch its slot); otherwise the
+        restore waits for `add_slot`.
+        """
+        key = var_key(variable)
+        slot = self._slots.get(key, {}).get(slot_name)
+        if (slot is None and slot_variable_position.is_simple_variable()
+                and (not creator_lib.get_creator_stack() or self._distribution_strategy)):
+            initializer = slot_variable_position.initial_value_callable()
+            if slot_variable_shape is None:
+                slot_variable_shape = slot_variable_position.value_shape()
+            slot = self.add_slot(var=variable, initializer=initializer, slot_name=slot_name,
+                                 shape=slot_variable_shape)
+        if slot is not None:
+            return slot
+        self._deferred_slot_restorations.setdefault(slot_name, {}).setdefault(key, []).append(
+            slot_variable_position)
+        return None
 
     def _create_slots(self, var_list: list) -> None:
         pass

@@ -1,0 +1,123 @@
+"""Checkpointed programs run by both TF (gen_object_graph.py) and tfcompat (the tests).
+
+Each program takes the `tf` module and its legacy Keras optimizers namespace
+(`tf_keras.optimizers.legacy` for TF, `tf.keras.optimizers` for tfcompat),
+builds objects, and returns `(checkpoint, how)` where `how` is "write" or
+"save".
+"""
+
+import collections
+
+
+def _dense(tf):
+    class Dense(tf.Module):
+        def __init__(self, i, o, name=None):
+            super().__init__(name=name)
+            self.w = tf.Variable(tf.reshape(tf.range(i * o, dtype=tf.float32), [i, o]) / 10.0,
+                                 name="w")
+            self.b = tf.Variable(tf.zeros([o]), name="b")
+
+        @tf.Module.with_name_scope
+        def __call__(self, x):
+            return tf.matmul(x, self.w) + self.b
+    return Dense
+
+
+def _model(tf):
+    Dense = _dense(tf)
+
+    class Seq(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.layers = [Dense(2, 3, name="d1"), Dense(3, 1)]
+
+        @tf.Module.with_name_scope
+        def __call__(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+    return Seq(name="seq")
+
+
+def _step(tf, model, opt):
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(model(tf.constant([[1.0, 2.0]])) ** 2)
+    grads = tape.gradient(y, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+def seq_adam(tf, optimizers):
+    model = _model(tf)
+    opt = optimizers.Adam(0.1)
+    _step(tf, model, opt)
+    return tf.train.Checkpoint(model=model, optimizer=opt), "write"
+
+
+def step_optimizer_model(tf, optimizers):
+    model = _model(tf)
+    opt = optimizers.SGD(0.1, momentum=0.9)
+    _step(tf, model, opt)
+    return tf.train.Checkpoint(step=tf.Variable(1), optimizer=opt, model=model), "save"
+
+
+def dict_children(tf, optimizers):
+    Dense = _dense(tf)
+    m = tf.Module(name="m")
+    m.blocks = {"b": Dense(1, 2), "a": tf.Variable(3.0), "n": [tf.Variable(1), 7]}
+    m.scale = tf.Variable(2.0, trainable=False)
+    return tf.train.Checkpoint(net=m, extra={"x": tf.Variable([1.0, 2.0])}), "write"
+
+
+def shared_variable(tf, optimizers):
+    v = tf.Variable([1.0, 2.0], name="shared")
+    m = tf.Module()
+    m.a = v
+    m.b = v
+    m.l = [v, tf.Variable(5.0)]
+    return tf.train.Checkpoint(m=m, v=v), "write"
+
+
+def tuples(tf, optimizers):
+    NT = collections.namedtuple("NT", "x y")
+    m = tf.Module()
+    m.t = (tf.Variable(1.0), 2, tf.Variable(3.0))
+    m.nt = NT(tf.Variable(4.0), tf.Variable(5.0))
+    return tf.train.Checkpoint(m=m), "write"
+
+
+def root_module(tf, optimizers):
+    model = _model(tf)
+    opt = optimizers.Adam(0.01)
+    _step(tf, model, opt)
+    return tf.train.Checkpoint(model, optimizer=opt), "save"
+
+
+def root_variable(tf, optimizers):
+    return tf.train.Checkpoint(tf.Variable(4.0)), "write"
+
+
+def escaped_names(tf, optimizers):
+    m = tf.Module()
+    m.l = {"a/b": tf.Variable(1.0), "c.d": tf.Variable(2.0)}
+    return tf.train.Checkpoint(m=m), "write"
+
+
+PROGRAMS = {f.__name__: f for f in (seq_adam, step_optimizer_model, dict_children,
+                                    shared_variable, tuples, root_module, root_variable,
+                                    escaped_names)}
+
+
+def graph_to_json(graph):
+    """A checkpoint's object graph as plain data (works on TF's protos and tfcompat's messages)."""
+    nodes = []
+    for node in graph.nodes:
+        nodes.append({
+            "children": [[c.node_id, c.local_name] for c in node.children],
+            "attributes": [[a.name, a.full_name, a.checkpoint_key] for a in node.attributes],
+            "slot_variables": [[s.original_variable_node_id, s.slot_name, s.slot_variable_node_id]
+                               for s in node.slot_variables],
+            "has_checkpoint_values": bool(node.has_checkpoint_values.value)
+            if node.has_checkpoint_values is not None else None,
+        })
+    return nodes
