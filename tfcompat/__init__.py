@@ -7,6 +7,7 @@ import torch as _torch
 
 from . import bitwise, compat, config, distribute, errors, keras, linalg, math, nn, optimizers, random
 from . import debugging
+from . import data
 from . import train
 from . import data
 from .train.module import Module

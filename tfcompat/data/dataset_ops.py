@@ -1,0 +1,447 @@
+"""`tf.data.Dataset`: a lazy Python pipeline of host tensors, with TF's API.
+
+A `Dataset` is a recipe: each `iter()` runs it from the start (an epoch),
+pulling one element at a time through the chain of transformations, so
+nothing is materialized that TF would not hold (a `shuffle` buffer, a
+`cache`, a `batch` being filled). Elements are nests of plain CPU
+`torch.Tensor`s (see `structure.py` for the nesting and dtype rules); they
+are values: never write into one in place (`x.add_(1)` in a `map` would
+change what a `cache` or a sliced source hands out next time).
+
+Differences from TF that are deliberate (see `docs/data.md`): functions
+passed to `map`/`filter`/`flat_map`/`interleave`/`reduce` run eagerly on
+every element (TF traces them once; `tf.data.experimental.enable_debug_mode`
+behaves like tfcompat); the `element_spec` of a `map` is found by running
+the function on the first input element; `prefetch` and
+`num_parallel_calls` are accepted and run nothing in the background (use
+`to_torch()` with a `DataLoader` for worker processes).
+
+This module holds the base class, its iterator, and the constructors;
+transformations live in `transformations.py`, `batching.py` and
+`shuffling.py`; sources in `sources.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Iterator, List, Optional
+
+import numpy as np
+import torch
+
+from ..framework import dtypes
+from ..framework import errors
+from . import options as options_lib
+from . import structure
+
+__all__ = ["Dataset", "DatasetV2", "Iterator", "OwnedIterator", "OptionalValue", "NumpyIterator",
+           "AUTOTUNE", "INFINITE", "UNKNOWN"]
+
+AUTOTUNE = -1
+INFINITE = -1  # tf.data.INFINITE_CARDINALITY
+UNKNOWN = -2  # tf.data.UNKNOWN_CARDINALITY
+
+_peek = threading.local()
+
+
+def peeking() -> bool:
+    """Whether the current iteration only samples an element (for a `map`'s element_spec):
+    it must not advance per-epoch state such as a shuffle's reshuffle counter."""
+    return getattr(_peek, "depth", 0) > 0
+
+
+class _Peek:
+    def __enter__(self) -> None:
+        _peek.depth = getattr(_peek, "depth", 0) + 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _peek.depth -= 1
+
+
+def first_elements(dataset: "Dataset", count: int) -> List[Any]:
+    """Up to `count` first elements of `dataset`, without advancing epochs."""
+    out: List[Any] = []
+    if count <= 0:
+        return out
+    with _Peek():
+        for element in dataset._iterate():
+            out.append(element)
+            if len(out) == count:
+                break
+    return out
+
+
+def first_element(dataset: "Dataset") -> Any:
+    """The first element of `dataset` (or None if it is empty), without advancing epochs."""
+    found = first_elements(dataset, 1)
+    return found[0] if found else None
+
+
+class Dataset:
+    """`tf.data.Dataset`: an iterable of elements, each a nest of tensors.
+
+    Subclasses implement `_iterate()` (a fresh generator of elements),
+    `_derive_spec(sample)` (the element spec from the inputs', or None when
+    only running user code would tell and `sample` is False) and
+    `_cardinality()`; `_inputs` lists the datasets they read.
+    """
+
+    _is_tfcompat_dataset = True  # how structure.py and input_lib recognise a dataset
+    _inputs: tuple = ()
+
+    def __init__(self, inputs: tuple = (), name: Optional[str] = None) -> None:
+        self._inputs = tuple(inputs)
+        self._spec: Any = None
+        self._own_options: Optional[options_lib.Options] = None
+        self._name = name
+
+    # -- what subclasses provide --------------------------------------------------
+    def _iterate(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def _derive_spec(self, sample: bool) -> Any:
+        return self._inputs[0]._spec_or(sample)
+
+    def _cardinality(self) -> int:
+        return self._inputs[0]._cardinality()
+
+    # -- types and sizes ----------------------------------------------------------
+    def _spec_or(self, sample: bool) -> Any:
+        if self._spec is None:
+            self._spec = self._derive_spec(sample)
+        return self._spec
+
+    @property
+    def element_spec(self) -> Any:
+        """The type of each element: a nest of `tf.TensorSpec` (and `DatasetSpec` for windows)."""
+        return self._spec_or(True)
+
+    def cardinality(self) -> torch.Tensor:
+        """The number of elements as an int64 scalar: `tf.data.INFINITE_CARDINALITY` (-1) or
+        `tf.data.UNKNOWN_CARDINALITY` (-2) when TF's static analysis cannot tell."""
+        return torch.tensor(self._cardinality(), dtype=torch.int64)
+
+    def __len__(self) -> int:
+        n = self._cardinality()
+        if n == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self) -> bool:
+        return True  # (__len__ would otherwise decide, and may raise)
+
+    def __repr__(self) -> str:
+        spec = self._spec_or(False)
+        shown = repr(spec) if spec is not None else "<known once the map function has run>"
+        return f"<_{type(self).__name__} element_spec={shown}>"
+
+    # -- iteration ----------------------------------------------------------------
+    def __iter__(self) -> "OwnedIterator":
+        return OwnedIterator(self)
+
+    def as_numpy_iterator(self) -> "NumpyIterator":
+        """An iterator of NumPy nests (0-d tensors become NumPy scalars, as TF)."""
+        for leaf in structure.flatten(self._spec_or(False) or ()):
+            if isinstance(leaf, structure.DatasetSpec):
+                raise TypeError("Dataset.as_numpy_iterator() is not supported for datasets that "
+                                f"produce values of type {type(leaf).__name__}")
+        return NumpyIterator(iter(self))
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """Fold the elements: `state = reduce_func(state, element)` from `initial_state`.
+
+        The new state must keep the initial state's structure and dtypes
+        (TF's `TypeError`/`ValueError` otherwise); shapes may change.
+        """
+        state = structure.normalize(initial_state)
+        dtypes_in = [t.dtype for t in structure.flatten(state)]
+        for element in self._iterate():
+            new = structure.normalize_output(reduce_func(state, element))
+            try:
+                structure.nest.assert_same_structure(state, new)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"The structure of the new state {new!r} does not match the "
+                                f"initial state {state!r}.") from e
+            dtypes_out = [t.dtype for t in structure.flatten(new)]
+            if dtypes_out != dtypes_in:
+                expected, got = _dtypes_text(state), _dtypes_text(new)
+                raise TypeError("The element types for the new state must match the initial "
+                                f"state. Expected {expected} but got {got}.")
+            state = new
+        return state
+
+    def get_single_element(self) -> Any:
+        """The only element; `InvalidArgumentError` if there are none or several."""
+        it = self._iterate()
+        try:
+            element = next(it)
+        except StopIteration:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.") from None
+        for _ in it:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return element
+
+    # -- options ------------------------------------------------------------------
+    def options(self) -> options_lib.Options:
+        """The options of this dataset and its inputs, merged (a frozen copy)."""
+        return options_lib.frozen(self._merged_options())
+
+    def _merged_options(self) -> Optional[options_lib.Options]:
+        found = [d._merged_options() for d in self._inputs]
+        found = [o for o in found if o is not None]
+        if self._own_options is not None:
+            found.append(self._own_options)
+        if not found:
+            return None
+        return options_lib.merge_options(*found) if len(found) > 1 else found[0]
+
+    def with_options(self, options: options_lib.Options, name: Optional[str] = None) -> "Dataset":
+        """A dataset with `options` merged over its inputs' (later settings win)."""
+        if not isinstance(options, options_lib.Options):
+            raise TypeError(f"`options` must be a `tf.data.Options`, got {type(options).__name__}.")
+        from .transformations import OptionsDataset
+        return OptionsDataset(self, options_lib.merge_options(options), name=name)
+
+    # -- sources (static constructors) ---------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: Optional[str] = None) -> "Dataset":
+        """Slices of `tensors` along their first dimension, one element per row."""
+        from .sources import TensorSliceDataset
+        return TensorSliceDataset(tensors, name=name)
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: Optional[str] = None) -> "Dataset":
+        """One element: `tensors` as a whole."""
+        from .sources import TensorDataset
+        return TensorDataset(tensors, name=name)
+
+    @staticmethod
+    def range(*args: Any, output_type: Any = None, name: Optional[str] = None) -> "Dataset":
+        """`range(stop)`, `range(start, stop[, step])` as int64 scalars (or `output_type`)."""
+        from .sources import RangeDataset
+        return RangeDataset(*args, output_type=output_type, name=name)
+
+    @staticmethod
+    def from_generator(generator: Callable[..., Any], output_types: Any = None,
+                       output_shapes: Any = None, args: Any = None,
+                       output_signature: Any = None, name: Optional[str] = None) -> "Dataset":
+        """The elements `generator(*args)` yields, checked against `output_signature`."""
+        from .sources import GeneratorDataset
+        return GeneratorDataset(generator, output_types, output_shapes, args, output_signature,
+                                name=name)
+
+    @staticmethod
+    def zip(*args: Any, datasets: Any = None, name: Optional[str] = None) -> "Dataset":
+        """Elements of several datasets side by side, in their nest; ends with the shortest."""
+        from .transformations import ZipDataset
+        if datasets is not None and args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if datasets is None:
+            if not args:
+                raise TypeError("Must pass at least one dataset to `zip`.")
+            datasets = args[0] if len(args) == 1 else args
+        return ZipDataset(datasets, name=name)
+
+    @staticmethod
+    def from_torch(source: Any, element_spec: Any = None) -> "Dataset":
+        """A dataset over a `torch.utils.data` `Dataset` (map-style or iterable) or
+        `DataLoader` (tfcompat's bridge; see `torch_bridge.py`)."""
+        from .torch_bridge import TorchSourceDataset
+        return TorchSourceDataset(source, element_spec)
+
+    def to_torch(self) -> Any:
+        """This pipeline as a `torch.utils.data.IterableDataset` (see `torch_bridge.py`)."""
+        from .torch_bridge import TorchIterable
+        return TorchIterable(self)
+
+    # -- transformations ------------------------------------------------------------
+    def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
+        out = transformation_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError("`transformation_func` must return a `tf.data.Dataset` object. "
+                            f"Got {type(out)}.")
+        return out
+
+    def concatenate(self, dataset: "Dataset", name: Optional[str] = None) -> "Dataset":
+        from .transformations import ConcatenateDataset
+        return ConcatenateDataset(self, dataset, name=name)
+
+    def enumerate(self, start: int = 0, name: Optional[str] = None) -> "Dataset":
+        """`(index, element)` pairs, the index an int64 counting from `start`."""
+        from .sources import CounterDataset
+        from .transformations import ZipDataset
+        return ZipDataset((CounterDataset(as_int(start, "start")), self), name=name)
+
+    def repeat(self, count: Any = None, name: Optional[str] = None) -> "Dataset":
+        from .transformations import RepeatDataset
+        return RepeatDataset(self, count, name=name)
+
+    def take(self, count: Any, name: Optional[str] = None) -> "Dataset":
+        from .transformations import TakeDataset
+        return TakeDataset(self, count, name=name)
+
+    def skip(self, count: Any, name: Optional[str] = None) -> "Dataset":
+        from .transformations import SkipDataset
+        return SkipDataset(self, count, name=name)
+
+    def shard(self, num_shards: Any, index: Any, name: Optional[str] = None) -> "Dataset":
+        """Every `num_shards`-th element, starting at `index`."""
+        from .transformations import ShardDataset
+        return ShardDataset(self, num_shards, index, name=name)
+
+    def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None,
+            deterministic: Any = None, synchronous: Any = None,
+            use_unbounded_threadpool: bool = False, name: Optional[str] = None) -> "Dataset":
+        """`map_func` applied to each element (tuples spread over its arguments)."""
+        from .transformations import MapDataset
+        return MapDataset(self, map_func, parallel=num_parallel_calls is not None, name=name)
+
+    def filter(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
+        from .transformations import FilterDataset
+        return FilterDataset(self, predicate, name=name)
+
+    def flat_map(self, map_func: Callable[..., "Dataset"], name: Optional[str] = None) -> "Dataset":
+        from .transformations import FlatMapDataset
+        return FlatMapDataset(self, map_func, name=name)
+
+    def interleave(self, map_func: Callable[..., "Dataset"], cycle_length: Any = None,
+                   block_length: Any = None, num_parallel_calls: Any = None,
+                   deterministic: Any = None, name: Optional[str] = None) -> "Dataset":
+        from .transformations import InterleaveDataset
+        return InterleaveDataset(self, map_func, cycle_length, block_length, name=name)
+
+    def cache(self, filename: str = "", name: Optional[str] = None) -> "Dataset":
+        from .transformations import CacheDataset
+        return CacheDataset(self, filename, name=name)
+
+    def prefetch(self, buffer_size: Any, name: Optional[str] = None) -> "Dataset":
+        from .transformations import PrefetchDataset
+        return PrefetchDataset(self, buffer_size, name=name)
+
+    def batch(self, batch_size: Any, drop_remainder: bool = False, num_parallel_calls: Any = None,
+              deterministic: Any = None, name: Optional[str] = None) -> "Dataset":
+        from .batching import BatchDataset
+        return BatchDataset(self, batch_size, drop_remainder, name=name)
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
+                     drop_remainder: bool = False, name: Optional[str] = None) -> "Dataset":
+        from .batching import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+                                  drop_remainder, name=name)
+
+    def unbatch(self, name: Optional[str] = None) -> "Dataset":
+        from .batching import UnbatchDataset
+        return UnbatchDataset(self, name=name)
+
+    def window(self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: bool = False,
+               name: Optional[str] = None) -> "Dataset":
+        from .batching import WindowDataset
+        return WindowDataset(self, size, shift, stride, drop_remainder, name=name)
+
+    def shuffle(self, buffer_size: Any, seed: Optional[int] = None,
+                reshuffle_each_iteration: Optional[bool] = None,
+                name: Optional[str] = None) -> "Dataset":
+        from .shuffling import ShuffleDataset
+        return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration, name=name)
+
+
+DatasetV2 = Dataset
+
+
+class OptionalValue:
+    """`tf.experimental.Optional`'s eager API: what `get_next_as_optional()` returns."""
+
+    __slots__ = ("_value", "_has_value", "element_spec")
+
+    def __init__(self, value: Any = None, has_value: bool = False, element_spec: Any = None) -> None:
+        self._value = value
+        self._has_value = has_value
+        self.element_spec = element_spec
+
+    def has_value(self) -> torch.Tensor:
+        return torch.tensor(self._has_value)
+
+    def get_value(self) -> Any:
+        if not self._has_value:
+            raise errors.InvalidArgumentError(
+                None, None, "The given optional does not have a value. [Op:OptionalGetValue]")
+        return self._value
+
+
+class OwnedIterator:
+    """`iter(dataset)`: one pass over the dataset (`tf.data.Iterator`).
+
+    `next()` raises `StopIteration` at the end, `get_next()` TF's
+    `OutOfRangeError`; an exhausted iterator stays exhausted.
+    """
+
+    def __init__(self, dataset: Dataset) -> None:
+        self._dataset = dataset
+        self._elements = dataset._iterate()
+
+    @property
+    def element_spec(self) -> Any:
+        return self._dataset.element_spec
+
+    def __iter__(self) -> "OwnedIterator":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._elements)
+
+    def get_next(self) -> Any:
+        try:
+            return next(self._elements)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self) -> OptionalValue:
+        try:
+            return OptionalValue(next(self._elements), True, self._dataset._spec_or(False))
+        except StopIteration:
+            return OptionalValue(None, False, self._dataset._spec_or(False))
+
+
+Iterator = OwnedIterator
+
+
+def _to_numpy(leaf: torch.Tensor) -> Any:
+    array = leaf.detach().cpu().numpy()
+    return array[()] if array.ndim == 0 else array
+
+
+class NumpyIterator:
+    """`Dataset.as_numpy_iterator()`: each element with its tensors as NumPy values."""
+
+    def __init__(self, iterator: OwnedIterator) -> None:
+        self._iterator = iterator
+
+    def __iter__(self) -> "NumpyIterator":
+        return self
+
+    def __next__(self) -> Any:
+        element = next(self._iterator)
+        return structure.pack(element, [_to_numpy(t) for t in structure.flatten(element)])
+
+    next = __next__
+
+
+def _dtypes_text(state: Any) -> str:
+    """The dtypes of a state as TF prints them (`<dtype: 'int64'>`, nested like the state)."""
+    leaves = [str(dtypes.as_dtype(t.dtype)) for t in structure.flatten(state)]
+    if not structure.is_structure(state):
+        return leaves[0]
+    return str(structure.pack(state, leaves)).replace('"', "")
+
+
+def as_int(value: Any, what: str) -> int:
+    """A Python int from an int, NumPy integer or integer scalar tensor argument."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0 or value.dtype.is_floating_point or value.dtype.is_complex:
+            raise TypeError(f"`{what}` must be an integer scalar, got {value!r}.")
+        return int(value.item())
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{what}` must be an integer scalar, got {value!r}.")
+    return int(value)
