@@ -9,7 +9,6 @@ from . import bitwise, compat, config, distribute, errors, keras, linalg, math, 
 from . import debugging
 from . import data
 from . import train
-from . import data
 from .train.module import Module
 from .framework import dtypes, nest
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,
