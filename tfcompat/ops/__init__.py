@@ -58,6 +58,8 @@ from .control_flow_ops import (case, cond, control_dependencies, group, identity
                                switch_case, while_loop)
 from .script_ops import numpy_function, py_function
 from .check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
+from .logging_ops import print_v2 as print  # noqa: A001  (TF's name: tf.print)
+__all__ += ["print"]
 __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
 __all__ += ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", "group",
             "control_dependencies", "py_function", "numpy_function"]
