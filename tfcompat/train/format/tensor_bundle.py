@@ -36,7 +36,7 @@ from ...framework.errors import DataLossError, NotFoundError, UnimplementedError
 from . import crc32c, protos
 from .protos import BundleEntryProto, BundleHeaderProto, DataType, VersionDef
 from .table import build_table, read_table
-from .tensor_slices import encode_tensor_name_slice, is_slice_key, slice_bounds
+from .tensor_slices import encode_tensor_name_slice, slice_bounds
 from .wire import DecodeError, decode_varint, encode_varint
 
 __all__ = ["BundleWriter", "BundleReader", "data_filename", "index_filename", "BUNDLE_VERSION"]
@@ -321,7 +321,7 @@ class BundleReader:
         self._num_shards = header.num_shards
         self._raw = dict(items[1:])
         self._entries: dict[bytes, BundleEntryProto] = {}
-        self._keys = [k for k, _ in items[1:] if not is_slice_key(k)]
+        self._keys: Optional[list[bytes]] = None
         self._fds: dict[int, tuple[int, int]] = {}  # shard -> (fd, size)
 
     # -- errors --------------------------------------------------------------
@@ -347,7 +347,22 @@ class BundleReader:
         return self._num_shards
 
     def keys(self) -> list[str]:
-        """The tensor names, sorted (without the header key and slices' internal keys)."""
+        """The tensor names, sorted (without the header key and slices' internal keys).
+
+        As TF's checkpoint reader, the keys left out are exactly those that
+        some sliced entry names as one of its slices.
+        """
+        if self._keys is None:
+            slice_keys = set()
+            for k in self._raw:
+                entry = self.entry(k)
+                for sp in entry.slices:
+                    try:
+                        bounds = slice_bounds(sp, self._checked_shape(entry, k))
+                    except ValueError as e:
+                        raise self._loss(str(e), k) from None
+                    slice_keys.add(encode_tensor_name_slice(k, bounds))
+            self._keys = [k for k in self._raw if k not in slice_keys]
         return [self._key_str(k) for k in self._keys]
 
     def has(self, key: str) -> bool:
