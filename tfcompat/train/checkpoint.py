@@ -385,6 +385,8 @@ class Checkpoint(AutoTrackable):
             from .restore import _next_uid
             return InitializationOnlyStatus(self._view, _next_uid())
         status = self.read(save_path, options)
+        # As TF: the counter is created now, taking the value the restore left waiting for it.
+        self._maybe_create_save_counter()
         if isinstance(status, NameBasedSaverStatus):
             status.add_to_optionally_restored(self.save_counter)
         return status
