@@ -14,7 +14,6 @@ import pytest
 
 import tfcompat
 from tests.ops.golden import harness
-from tests.ops.golden.test_ops_golden import _encode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPICS = sorted(f[len("programs_"):-3] for f in os.listdir(HERE)
@@ -40,7 +39,7 @@ def test_program_gives_tensorflows_results(topic, name):
     if want is None:
         pytest.fail(f"{name} is not recorded: rerun gen_programs.py {topic}")
     try:
-        got = _encode(case.fn(tfcompat))
+        got = harness.encode_tfcompat(case.fn(tfcompat))
     except Exception as e:  # noqa: BLE001 - a raise where TF returned is reported by compare
         got = harness.encode_error(e)
     harness.compare(got, want, case, name)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 import ml_dtypes
 import numpy as np
 
-__all__ = ["Case", "Grad", "encode", "compare", "encode_error"]
+__all__ = ["Case", "Grad", "encode", "encode_tfcompat", "compare", "encode_error"]
 
 #: Default tolerance in units of the dtype's last place. TF's CPU kernels (Eigen) and
 #: torch's (SLEEF / glibc) round transcendental functions differently by an ulp or two;
@@ -100,6 +100,33 @@ def encode(x: Any, dtype_name_of: Callable[[Any], Optional[str]],
             return _array_record(str(x.dtype), x)
         raise TypeError(f"cannot record a result of type {type(x).__name__}: {x!r}")
     return _array_record(name, to_numpy(x))
+
+
+def encode_tfcompat(x: Any) -> Any:
+    """`encode` for tfcompat's results: torch tensors, variables, `IndexedSlices`."""
+    import torch
+
+    import tfcompat
+    from tfcompat.framework import dtypes
+
+    def as_tensor(v):
+        if isinstance(v, tfcompat.IndexedSlices):
+            return tfcompat.convert_to_tensor(v)
+        if isinstance(v, tfcompat.Variable):
+            return v.read_value()
+        return v
+
+    def dtype_name(v):
+        v = as_tensor(v)
+        return dtypes.from_torch(v.dtype).name if isinstance(v, torch.Tensor) else None
+
+    def to_numpy(v):
+        v = as_tensor(v).detach().cpu()
+        if v.dtype == torch.bfloat16:
+            return v.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return v.resolve_conj().numpy()
+
+    return encode(x, dtype_name, to_numpy)
 
 
 def encode_error(e: BaseException) -> dict:

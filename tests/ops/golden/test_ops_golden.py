@@ -9,13 +9,10 @@ import importlib
 import json
 import os
 
-import ml_dtypes
 import numpy as np
 import pytest
-import torch
 
 import tfcompat
-from tfcompat.framework import dtypes
 from tests.ops.golden import harness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,30 +41,7 @@ def _table(area: str):
     return importlib.import_module(f"tests.ops.golden.cases_{area}")
 
 
-def _as_tensor(x):
-    if isinstance(x, tfcompat.IndexedSlices):
-        return tfcompat.convert_to_tensor(x)
-    if isinstance(x, tfcompat.Variable):
-        return x.read_value()
-    return x
-
-
-def _dtype_name(x):
-    x = _as_tensor(x)
-    if isinstance(x, torch.Tensor):
-        return dtypes.from_torch(x.dtype).name
-    return None
-
-
-def _to_numpy(x):
-    x = _as_tensor(x).detach().cpu()
-    if x.dtype == torch.bfloat16:
-        return x.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return x.resolve_conj().numpy()
-
-
-def _encode(x):
-    return harness.encode(x, _dtype_name, _to_numpy)
+_encode = harness.encode_tfcompat
 
 
 def _params(kind: str):
