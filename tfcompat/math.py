@@ -9,6 +9,7 @@ from .ops.nn_ops import log_softmax, softmax
 from .ops.reduction_ops import (add_n, argmax, cumsum, reduce_all, reduce_any, reduce_max,
                                 reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from .ops.unary_ops import exp, log, rsqrt, sigmoid, sign, sqrt, square, tanh
+from .ops.sort_ops import top_k
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
@@ -20,3 +21,4 @@ __all__ = [
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "softmax", "log_softmax",
 ]
+__all__ += ["top_k"]

@@ -65,3 +65,15 @@ __all__ += ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", 
             "control_dependencies", "py_function", "numpy_function"]
 from .sort_ops import argsort, searchsorted, sort
 __all__ += ["sort", "argsort", "searchsorted"]
+from .broadcast_ops import (broadcast_dynamic_shape, broadcast_static_shape, broadcast_to,
+                            meshgrid)
+from .creation_ops import linspace
+from .array_ops import ensure_shape, sequence_mask
+from .indexing_ops import (tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                           unique_with_counts)
+from .partition_ops import dynamic_partition, dynamic_stitch
+from .matrix_ops import einsum, eye, norm, tensordot
+__all__ += ["broadcast_to", "broadcast_static_shape", "broadcast_dynamic_shape", "meshgrid",
+            "linspace", "sequence_mask", "ensure_shape", "tensor_scatter_nd_sub",
+            "tensor_scatter_nd_min", "tensor_scatter_nd_max", "unique_with_counts",
+            "dynamic_partition", "dynamic_stitch", "einsum", "eye", "norm", "tensordot"]

@@ -32,7 +32,8 @@ from ..framework.variable_protocol import is_variable
 from ._shape_args import int_values, single_axis
 
 __all__ = ["reshape", "transpose", "concat", "stack", "unstack", "split", "expand_dims",
-           "squeeze", "tile", "pad", "identity", "stop_gradient", "shape", "size", "rank"]
+           "squeeze", "tile", "pad", "identity", "stop_gradient", "shape", "size", "rank",
+           "sequence_mask", "ensure_shape"]
 
 _CPU = torch.device("cpu")
 
@@ -404,3 +405,45 @@ def _static_shape(x: Any) -> tuple:
         if isinstance(s, TensorShape) and s.rank is not None and None not in s.as_list():
             return tuple(s.as_list())
     return tuple(convert_to_tensor(x).shape)
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool,
+                  name: Optional[str] = None) -> torch.Tensor:
+    """`tf.sequence_mask`: `mask[i..., j] = j < lengths[i...]`, with `maxlen` columns.
+
+    `maxlen` None means `max(lengths)` (read on the host, as the shape
+    depends on it). The mask is cast to `dtype` (default bool).
+    """
+    lens = convert_to_tensor(lengths)
+    if maxlen is None:
+        n = int(lens.max()) if lens.numel() else 0
+    else:
+        if isinstance(maxlen, (list, tuple)) or (isinstance(maxlen, torch.Tensor) and maxlen.dim()):
+            shape = (len(maxlen),) if isinstance(maxlen, (list, tuple)) else tuple(maxlen.shape)
+            raise ValueError("Argument `maxlen` must be scalar for sequence_mask, received "
+                             f"`maxlen` = {maxlen} with shape '{shape}' instead")
+        n = int(maxlen) if not isinstance(maxlen, torch.Tensor) else int(maxlen.item())
+        if n < 0:
+            raise invalid(f"Requires start <= limit when delta > 0: 0/{n}", "Range")
+    cols = torch.arange(n, device=lens.device, dtype=lens.dtype if lens.is_floating_point()
+                        else torch.int64)
+    mask = cols < lens.unsqueeze(-1)
+    out = dtypes.to_torch(dtype)
+    return mask if out is torch.bool else mask.to(out)
+
+
+def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.ensure_shape`: `x` unchanged if its shape is compatible with `shape` (None dims match anything).
+
+    Otherwise `InvalidArgumentError`, as TF's `EnsureShape` kernel.
+    """
+    t = convert_to_tensor(x)
+    want = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    if want.rank is None:
+        return t
+    dims = want.as_list()
+    if len(dims) != t.dim() or any(d is not None and d != n for d, n in zip(dims, t.shape)):
+        shown = "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+        raise invalid(f"Shape of tensor {name or 'input'} {D.fmt_shape(t.shape)} is not compatible "
+                      f"with expected shape {shown}.", "EnsureShape")
+    return t

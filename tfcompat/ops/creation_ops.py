@@ -22,7 +22,7 @@ from . import _dispatch as D
 from ._indices import index_tensor
 from ._shape_args import int_values, shape_arg
 
-__all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "one_hot"]
+__all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "one_hot", "linspace"]
 
 _INT32_MAX = 2 ** 31 - 1
 
@@ -198,3 +198,55 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
     hot = idx.unsqueeze(-1) == torch.arange(n, device=idx.device)
     out = torch.where(hot, on.to(idx.device), off.to(idx.device))
     return out if a == -1 or a == rank else out.movedim(-1, a)
+
+
+_LINSPACE = frozenset({torch.bfloat16, torch.float16, torch.float32, torch.float64})
+
+
+def linspace(start: Any, stop: Any, num: Any, name: Optional[str] = None,
+             axis: int = 0) -> torch.Tensor:
+    """`tf.linspace`: `num` evenly spaced values from `start` to `stop`, both included.
+
+    As TF's `linspace_nd`: `delta = (stop - start) / max(num - 1, 1)` in the
+    result dtype, interior values `start + delta * i`, the end points exact.
+    `start`/`stop` may be N-D (broadcast together; the new axis goes at
+    `axis`); integer inputs give float64 (TF's true division), Python floats
+    float32. `num` must be an integer.
+    """
+    s = convert_to_tensor(start)
+    e = convert_to_tensor_on(s.device, stop, dtype=dtypes.from_torch(s.dtype))
+    if isinstance(num, float) or (isinstance(num, torch.Tensor) and not (
+            num.dtype in D.INT32_64 or num.dtype in (torch.int8, torch.int16, torch.uint8))):
+        value = num.tolist() if isinstance(num, torch.Tensor) else num
+        dname = "float32" if isinstance(num, float) else dtypes.from_torch(num.dtype).name
+        raise TypeError(f"Argument `tensor` (name: num) must be of type integer. Received `tensor` "
+                        f"= {value} of dtype: <dtype: '{dname}'>")
+    n = int_values(num, "Range", attr="Tidx")
+    if isinstance(n, list):
+        raise invalid(f"num must be a scalar, got {n}", "LinSpace")
+    if s.dtype in _LINSPACE:
+        dtype = s.dtype
+    elif s.dtype in (torch.int8, torch.int16):
+        dtype = torch.float32
+    elif s.dtype in (torch.int32, torch.int64):
+        dtype = torch.float64
+    else:
+        raise TypeError(f"tf.linspace takes floating or integer start/stop, got "
+                        f"{dtypes.from_torch(s.dtype).name}")
+    shape = torch.broadcast_shapes(s.shape, e.shape)
+    s, e = s.to(dtype).expand(shape), e.to(dtype).expand(shape)
+    rank = len(shape) + 1
+    if not -rank <= axis < rank:
+        raise invalid(f"Tried to expand dim index {axis} for tensor with {rank - 1} dimensions.",
+                      "ExpandDims")
+    a = axis % rank
+    if n < 0:
+        raise invalid("Requires start <= limit when delta > 0: 1/-1 (num must be >= 0)", "Range")
+    s, e = s.unsqueeze(a), e.unsqueeze(a)
+    steps = torch.tensor(builtins.max(n - 1, 1), dtype=dtype)
+    delta = (e - s) / steps.to(s.device)
+    view = [1] * rank
+    view[a] = builtins.max(n - 2, 0)
+    i = torch.arange(1, builtins.max(n - 1, 1), dtype=torch.int64, device=s.device).to(dtype)
+    mid = s + delta * i.reshape(view)
+    return torch.cat([s, mid, e], dim=a).narrow(a, 0, n)

@@ -34,7 +34,9 @@ from ._shape_args import int_values, shape_arg, single_axis
 from ..framework.variable_protocol import is_variable as _is_variable
 
 __all__ = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
-           "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique"]
+           "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique",
+           "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
+           "unique_with_counts"]
 
 
 def _is_zero_axis(axis: Any) -> bool:
@@ -396,3 +398,83 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: Optional[str] = None) -> U
     rank_of = torch.empty_like(order)
     rank_of[order] = torch.arange(order.shape[0], device=t.device)
     return Unique(values[order], rank_of[inverse].to(idx_dtype))
+
+
+# ---------------------------------------------------------------------------
+# issue 9: tensor_scatter_nd_sub/min/max, unique_with_counts
+# ---------------------------------------------------------------------------
+
+def _no_bool(op: str, t: torch.Tensor) -> None:
+    if t.dtype is torch.bool:
+        raise errors.NotFoundError(
+            None, None, f"Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_BOOL]: "
+            "TF has no bool kernel for it; cast to an integer dtype first.")
+
+
+def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensor_scatter_nd_sub`: a copy of `tensor` with `updates` subtracted at `indices` (duplicates add up)."""
+    t, idx, upd = _tensor_scatter_inputs("TensorScatterSub", tensor, indices, updates)
+    _no_bool("TensorScatterSub", t)
+    return _scatter("TensorScatterSub", t, idx, -upd, accumulate=True)
+
+
+def _scatter_extreme(op: str, tensor: Any, indices: Any, updates: Any, reduce: str) -> torch.Tensor:
+    t, idx, upd = _tensor_scatter_inputs(op, tensor, indices, updates)
+    _no_bool(op, t)
+    # The index and shape rules are `_scatter`'s: scatter a marker to validate, then reduce.
+    if idx.dim() == 0:
+        raise invalid("indices must be at least a vector", op)
+    k = idx.shape[-1]
+    shape = tuple(t.shape)
+    if k > len(shape):
+        raise invalid(f"indices.shape[-1] must be <= params.dims(): {k} vs. {len(shape)}", op)
+    outer, tail = tuple(idx.shape[:-1]), shape[k:]
+    if tuple(upd.shape) != outer + tail:
+        raise invalid(f"updates.shape {list(upd.shape)} must be indices.shape[:-1] + "
+                      f"shape[indices.shape[-1]:] = {list(outer + tail)} (indices.shape = "
+                      f"{list(idx.shape)}, shape = {list(shape)})", op)
+    if idx.device != t.device:
+        idx = idx.to(t.device)
+    if upd.device != t.device:
+        upd = upd.to(t.device)
+    lead = shape[:k]
+    linear, valid = _nd_rows(idx, lead, op, f"does not index into shape {D.fmt_shape(shape)}")
+    m = math.prod(lead)
+    flat = t.reshape((m,) + tail)
+    rows = upd.reshape((linear.numel(),) + tail)
+    if valid is not None:
+        linear = torch.where(valid, linear, torch.full_like(linear, m))
+        flat = torch.cat([flat, flat.new_zeros((1,) + tail)])
+    target = linear.reshape((-1,) + (1,) * len(tail)).expand(rows.shape)
+    out = flat.scatter_reduce(0, target, rows, reduce=reduce, include_self=True)
+    if valid is not None:
+        out = out[:m]
+    return out.reshape(shape)
+
+
+def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensor_scatter_nd_min`: a copy of `tensor` with each indexed element the min of itself and its updates."""
+    return _scatter_extreme("TensorScatterMin", tensor, indices, updates, "amin")
+
+
+def tensor_scatter_nd_max(tensor: Any, indices: Any, updates: Any,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensor_scatter_nd_max`: a copy of `tensor` with each indexed element the max of itself and its updates."""
+    return _scatter_extreme("TensorScatterMax", tensor, indices, updates, "amax")
+
+
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def unique_with_counts(x: Any, out_idx: Any = dtypes.int32,
+                       name: Optional[str] = None) -> UniqueWithCounts:
+    """`tf.unique_with_counts`: `tf.unique`'s `(y, idx)` plus how often each value of `y` occurs.
+
+    `count` has `out_idx`'s dtype, as TF. Reads the data on the host (the
+    output size depends on it).
+    """
+    y, idx = unique(x, out_idx=out_idx)
+    count = torch.bincount(idx.to(torch.int64), minlength=y.shape[0]).to(idx.dtype)
+    return UniqueWithCounts(y, idx, count)

@@ -1,0 +1,396 @@
+"""Matrix structure and contractions: `eye`, `diag`, `band_part`, `trace`, `norm`, `einsum`, ...
+
+The structural ops (`diag`, `diag_part`, `set_diag`, `band_part`, `trace`,
+`matrix_transpose`, `adjoint`) take any dtype TF's kernels take (ints
+included) and work on the last two axes. `norm` and `l2_normalize`
+follow TF's Python formulas (`sqrt(reduce_sum(x * conj(x)))`,
+`x * rsqrt(max(reduce_sum(x**2), epsilon))`), not torch's scaled
+`vector_norm`, so they round as TF does. `einsum` validates the equation
+and the operand shapes with TF's rules (labels must have equal sizes; only
+`...` broadcasts) before calling `torch.einsum`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+from ..framework import device as device_lib
+from ..framework import dtypes, errors
+from ..framework.errors import invalid_argument as invalid
+from ..framework.tensor_conversion import convert_to_tensor
+from . import _dispatch as D
+from . import math_ops
+from ._shape_args import int_values, shape_arg
+
+__all__ = ["eye", "matvec", "diag", "diag_part", "set_diag", "band_part", "trace",
+           "matrix_transpose", "adjoint", "norm", "l2_normalize", "einsum", "tensordot"]
+
+
+def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
+        dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.eye`: `batch_shape + [num_rows, num_columns]` identity matrices (`torch.eye`), on the current device."""
+    cols = num_rows if num_columns is None else num_columns
+    for v in (num_rows, cols):
+        if isinstance(v, torch.Tensor):
+            continue
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError("Arguments `num_rows` and `num_columns` must be positive integer "
+                            f"values. Received: num_rows={num_rows}, num_columns={num_columns}")
+    rows, cols = int_values(num_rows, "Fill", attr="T"), int_values(cols, "Fill", attr="T")
+    batch = () if batch_shape is None else shape_arg(batch_shape, "Fill")
+    for d in (rows, cols):
+        if d < 0:
+            raise invalid(f"Dimension {d} must be >= 0", "Fill")
+    out = torch.eye(rows, cols, dtype=dtypes.to_torch(dtype),
+                    device=device_lib.current_torch_device())
+    return out.expand(batch + (rows, cols)).clone() if batch else out
+
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
+           a_is_sparse: bool = False, b_is_sparse: bool = False,
+           name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.matvec`: `a @ b` for matrices `a [..., M, N]` and vectors `b [..., N]` (batch axes broadcast)."""
+    bt = convert_to_tensor(b) if isinstance(b, torch.Tensor) or not isinstance(a, torch.Tensor) \
+        else convert_to_tensor(b, dtype_hint=dtypes.from_torch(a.dtype))
+    return math_ops.matmul(a, bt.unsqueeze(-1), transpose_a=transpose_a,
+                           adjoint_a=adjoint_a).squeeze(-1)
+
+
+def _matrix_input(x: Any, op: str) -> torch.Tensor:
+    t = convert_to_tensor(x)
+    if t.dim() < 2:
+        raise invalid(f"input must be at least 2-dim, received shape: {D.fmt_shape(t.shape)}", op)
+    return t
+
+
+def _single_k(k: Any, op: str) -> int:
+    value = int_values(k, op, attr="k", python_dtype=torch.int32)
+    if isinstance(value, list):
+        if len(value) == 1 or (len(value) == 2 and value[0] == value[1]):
+            return value[0]
+        raise ValueError(f"{op}: a band of diagonals k={value} is not supported by tfcompat; "
+                         "call it once per diagonal.")
+    return value
+
+
+def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> torch.Tensor:
+    """`tf.linalg.diag`: matrices with `diagonal [..., N]` on their `k`-th diagonal, `padding_value` elsewhere.
+
+    The matrix is square of size `N + |k|` unless `num_rows`/`num_cols` say
+    otherwise (TF's MatrixDiagV3 rules). One diagonal `k` only (TF also
+    takes a band `(k0, k1)`).
+    """
+    d = convert_to_tensor(diagonal)
+    if d.dim() < 1:
+        raise invalid(f"diagonal must be at least 1-dim, received shape: {D.fmt_shape(d.shape)}",
+                      "MatrixDiagV3")
+    kk = _single_k(k, "MatrixDiagV3")
+    n = d.shape[-1]
+    min_rows, min_cols = n - min(kk, 0), n + max(kk, 0)
+    rows = int_values(num_rows, "MatrixDiagV3", attr="num_rows", python_dtype=torch.int32)
+    cols = int_values(num_cols, "MatrixDiagV3", attr="num_cols", python_dtype=torch.int32)
+    if rows == -1 and cols == -1:
+        rows = cols = max(min_rows, min_cols)
+    elif rows == -1:
+        rows = min_rows
+    elif cols == -1:
+        cols = min_cols
+    if not (rows == min_rows or cols == min_cols) or rows < min_rows or cols < min_cols:
+        raise invalid("The number of rows or columns is not consistent with the specified d_lower, "
+                      f"d_upper, and diagonal. (num_rows={rows}, num_cols={cols}, k={kk}, "
+                      f"diagonal length {n})", "MatrixDiagV3")
+    pad = convert_to_tensor(padding_value, dtype=dtypes.from_torch(d.dtype)).to(d.device)
+    out = pad.expand(tuple(d.shape[:-1]) + (rows, cols)).clone()
+    r = torch.arange(n, device=d.device) + max(-kk, 0)
+    c = torch.arange(n, device=d.device) + max(kk, 0)
+    out[..., r, c] = d
+    return out
+
+
+def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
+              align: str = "RIGHT_LEFT") -> torch.Tensor:
+    """`tf.linalg.diag_part`: the `k`-th diagonal of each matrix (`torch.diagonal`, a view)."""
+    t = _matrix_input(input, "MatrixDiagPartV3")
+    kk = _single_k(k, "MatrixDiagPartV3")
+    rows, cols = t.shape[-2], t.shape[-1]
+    if not (-rows < kk < cols) and not (rows == 0 or cols == 0):
+        raise invalid(f"lower_diag_index is out of bound: {kk}. It must be between {-rows} and "
+                      f"{cols}", "MatrixDiagPartV3")
+    return torch.diagonal(t, offset=kk, dim1=-2, dim2=-1)
+
+
+def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
+             align: str = "RIGHT_LEFT") -> torch.Tensor:
+    """`tf.linalg.set_diag`: a copy of `input` whose `k`-th diagonals are `diagonal`."""
+    t = _matrix_input(input, "MatrixSetDiagV3")
+    t, dg = D.matched("MatrixSetDiagV3", t, diagonal)
+    kk = _single_k(k, "MatrixSetDiagV3")
+    want = tuple(torch.diagonal(t, offset=kk, dim1=-2, dim2=-1).shape)
+    if tuple(dg.shape) != want:
+        raise invalid(f"diagonal must have shape {D.fmt_shape(want)}, got "
+                      f"{D.fmt_shape(dg.shape)}", "MatrixSetDiagV3")
+    out = t.clone()
+    torch.diagonal(out, offset=kk, dim1=-2, dim2=-1).copy_(dg)
+    return out
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any,  # noqa: A002
+              name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.band_part`: keep `num_lower` subdiagonals and `num_upper` superdiagonals (negative: all), zero the rest."""
+    t = _matrix_input(input, "MatrixBandPart")
+    lo = int_values(num_lower, "MatrixBandPart", attr="Tindex", python_dtype=torch.int64)
+    hi = int_values(num_upper, "MatrixBandPart", attr="Tindex", python_dtype=torch.int64)
+    rows, cols = t.shape[-2], t.shape[-1]
+    if lo > rows:
+        raise invalid(f"num_lower must be negative or less or equal to number of rows ({rows}) "
+                      f"got: {lo}", "MatrixBandPart")
+    if hi > cols:
+        raise invalid(f"num_upper must be negative or less or equal to number of columns ({cols}) "
+                      f"got: {hi}", "MatrixBandPart")
+    i = torch.arange(rows, device=t.device).unsqueeze(-1)
+    j = torch.arange(cols, device=t.device)
+    keep = torch.ones((rows, cols), dtype=torch.bool, device=t.device)
+    if lo >= 0:
+        keep &= (i - j) <= lo
+    if hi >= 0:
+        keep &= (j - i) <= hi
+    return torch.where(keep, t, torch.zeros((), dtype=t.dtype, device=t.device))
+
+
+def trace(x: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.trace`: the sum of each matrix's main diagonal, in the input dtype."""
+    t = _matrix_input(x, "MatrixDiagPartV3")
+    return torch.diagonal(t, dim1=-2, dim2=-1).sum(-1, dtype=t.dtype)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> torch.Tensor:
+    """`tf.linalg.matrix_transpose`: swap the last two axes (`conjugate`: also conjugate); a view."""
+    t = convert_to_tensor(a)
+    if t.dim() < 2:
+        raise ValueError("Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = "
+                         f"{t.detach().cpu().numpy()} with shape: {tuple(t.shape)}")
+    return t.mH if conjugate and t.is_complex() else t.transpose(-1, -2)
+
+
+def adjoint(matrix: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.adjoint`: the conjugate transpose of the last two axes."""
+    return matrix_transpose(matrix, conjugate=True)
+
+
+_NORM_NAMES = ("bfloat16", "half", "float", "double", "complex64", "complex128")
+_NORM_TYPES = D.FLOATS | D.COMPLEX
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
+         name: Optional[str] = None) -> torch.Tensor:
+    """`tf.norm` / `tf.linalg.norm`: vector norms (`axis` None or int) or matrix norms (`axis` a pair).
+
+    Vector `ord`: 'euclidean', 1, 2, np.inf or any real p > 0; matrix
+    `ord`: 'euclidean'/'fro', 1, 2 (the largest singular value), np.inf.
+    Computed with TF's formulas in the input dtype.
+    """
+    matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if matrix:
+        axis = tuple(axis)
+        if not all(type(a) is int for a in axis) or axis[0] == axis[1]:
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, got "
+                             f"{axis}")
+        if ord not in ("euclidean", "fro", 1, 2, np.inf):
+            raise ValueError("'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
+                             f"inf], got {ord}")
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, got "
+                             f"{axis}")
+        if ord not in ("euclidean", 1, 2, np.inf) and (isinstance(ord, str) or not np.isreal(ord)
+                                                       or ord <= 0):
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+        if axis is not None:
+            axis = (axis,)
+    t = convert_to_tensor(tensor)
+    D.check_dtype("Sqrt" if ord in ("euclidean", "fro", 2) else "Abs", t.dtype, _NORM_TYPES,
+                  names=_NORM_NAMES)
+    rank = t.dim()
+    dims = tuple(range(rank)) if axis is None else tuple(a % rank if -rank <= a < rank else a
+                                                         for a in axis)
+    for a in dims:
+        if not 0 <= a < rank:
+            raise invalid(f"Invalid reduction dimension ({a} for input with {rank} dimension(s)",
+                          "Sum")
+    if ord in ("fro", "euclidean") or (ord == 2 and not matrix):
+        sq = t * t.conj() if t.is_complex() else t * t
+        result = torch.sqrt(torch.sum(sq, dim=dims, keepdim=True))
+    elif ord == 2:
+        rest = [d for d in range(rank) if d not in dims]
+        permed = t.permute(rest + list(dims))
+        s = torch.linalg.svdvals(permed)
+        top = torch.amax(s.abs(), dim=-1, keepdim=True).unsqueeze(-1)
+        inverse = [0] * rank
+        for pos, d in enumerate(rest + list(dims)):
+            inverse[d] = pos
+        result = top.permute(inverse)
+    else:
+        result = t.abs()
+        if ord == 1:
+            result = torch.sum(result, dim=dims[:1] if axis is not None else dims, keepdim=True)
+            if matrix:
+                result = torch.amax(result, dim=dims[-1], keepdim=True)
+        elif ord == np.inf:
+            if matrix:
+                result = torch.sum(result, dim=dims[1], keepdim=True)
+            result = torch.amax(result, dim=dims[:1] if axis is not None else dims, keepdim=True)
+        else:
+            p = torch.tensor(float(ord), dtype=result.dtype)
+            result = torch.pow(torch.sum(torch.pow(result, p), dim=dims, keepdim=True), 1.0 / p)
+    if not keepdims:
+        result = result.squeeze(dims) if axis is not None else result.reshape(())
+    return result
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None,
+                 dim: Any = None) -> torch.Tensor:
+    """`tf.linalg.l2_normalize` (also `tf.math`/`tf.nn`): `x / sqrt(max(sum(x**2, axis), epsilon))`.
+
+    As TF: `x * rsqrt(max(reduce_sum(square(x)), epsilon))`, `epsilon` in
+    `x`'s dtype (an int `x` is a `TypeError`).
+    """
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    t = convert_to_tensor(x)
+    if t.is_complex():
+        sq = t.real * t.real + t.imag * t.imag
+    else:
+        if not t.is_floating_point():
+            raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype "
+                            f"{D.tf_type_name(t.dtype)}")
+        sq = t * t
+    rank = t.dim()
+    if axis is None:
+        dims = tuple(range(rank))
+    else:
+        values = int_values(axis, "Sum", python_dtype=torch.int32)
+        values = [values] if isinstance(values, int) else values
+        dims = tuple(a % rank if -rank <= a < rank else a for a in values)
+    total = torch.sum(sq, dim=dims, keepdim=True) if dims else sq
+    eps = torch.tensor(epsilon, dtype=total.dtype)
+    inv_norm = torch.rsqrt(torch.maximum(total, eps.to(total.device)))
+    return t * inv_norm
+
+
+_EINSUM_TYPES = frozenset({torch.bfloat16, torch.float16, torch.float32, torch.float64,
+                           torch.int32, torch.int64, torch.complex64, torch.complex128})
+
+
+def _einsum_check(equation: str, shapes: list) -> None:
+    """TF's validation of an einsum equation against its operands' shapes."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(shapes):
+        raise ValueError(f'Got {len(shapes)} inputs for equation "{equation}", expecting '
+                         f"{len(subs)}")
+    if not re.fullmatch(r"[A-Za-z,.>-]*", eq) or any(s.count("...") > 1 or
+                                                      s.replace("...", "").count(".")
+                                                      for s in subs + [rhs]):
+        raise ValueError(f"Invalid einsum equation: {equation!r}: use letters, ',', '->' and at "
+                         "most one '...' per operand.")
+    sizes: dict = {}
+    for i, (s, shape) in enumerate(zip(subs, shapes)):
+        labels = s.replace("...", "")
+        if "..." in s:
+            if len(shape) < len(labels):
+                raise invalid(f"Expected input {i} to have rank at least {len(labels)} but got: "
+                              f"{len(shape)}", "Einsum")
+            head = s.index("...")
+            named = list(shape[:head]) + list(shape[len(shape) - (len(labels) - head):])
+        else:
+            if len(shape) != len(labels):
+                raise invalid(f"Expected input {i} to have rank {len(labels)} but got: "
+                              f"{len(shape)}", "Einsum")
+            named = list(shape)
+        for axis, (label, n) in enumerate(zip(labels, named)):
+            if sizes.setdefault(label, n) != n:
+                raise invalid(f"Expected dimension {sizes[label]} at axis {axis} of the input "
+                              f"shaped {D.fmt_shape(shape)} but got dimension {n}", "Einsum")
+    if arrow:
+        out = rhs.replace("...", "")
+        for label in out:
+            if label not in sizes:
+                raise ValueError(f"Output subscripts contain the label {label} not present in the "
+                                 "input subscripts.")
+            if out.count(label) > 1:
+                raise ValueError(f"Output subscripts contain a label appearing more than once: "
+                                 f"{equation}")
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> torch.Tensor:
+    """`tf.einsum`: Einstein summation (`torch.einsum`) with TF's equation and shape checks.
+
+    Implicit output (no `->`) lists the labels that appear once, sorted, as
+    numpy; `...` broadcasts, named labels must agree in size. Operands share
+    the first one's dtype (Python/numpy ones are converted to it).
+    """
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments for this function: {sorted(kwargs)}")
+    ts = D.matched("Einsum", *inputs) if inputs else []
+    if ts and ts[0].dtype not in _EINSUM_TYPES:
+        raise errors.NotFoundError(
+            None, None, f"Could not find device for node: {{{{node Einsum}}}} = Einsum[N={len(ts)}, "
+            f"T=DT_{D.tf_type_name(ts[0].dtype).upper()}, equation=\"{equation}\"]: TF has no "
+            "einsum kernel for this dtype; cast first.")
+    _einsum_check(equation, [tuple(t.shape) for t in ts])
+    out = torch.einsum(equation.replace(" ", ""), *D.same_device(ts) if ts else ())
+    # torch sums integers into int64; TF keeps the input dtype.
+    return out if not ts or out.dtype is ts[0].dtype else out.to(ts[0].dtype)
+
+
+def _axes_list(v: Any) -> list:
+    if isinstance(v, torch.Tensor):
+        v = v.tolist()
+    return [int(v)] if isinstance(v, (int, np.integer)) else [int(a) for a in v]
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.tensordot`: contract `a`'s `axes[0]` with `b`'s `axes[1]` (`torch.tensordot`).
+
+    `axes` an int N means `a`'s last N axes with `b`'s first N.
+    """
+    at, bt = convert_to_tensor(a), convert_to_tensor(b)
+    if isinstance(axes, (int, np.integer)) or (isinstance(axes, torch.Tensor) and axes.dim() == 0):
+        n = int(axes)
+        if n < 0:
+            raise ValueError(f"'axes' must be at least 0, got {n}.")
+        if n > at.dim() or n > bt.dim():
+            raise ValueError("`axes` must not be larger than the number of dimensions of tensor "
+                             f"{at if n > at.dim() else bt}.  Received {n}, vs tensor dimensions "
+                             f"{min(at.dim(), bt.dim())}.")
+        a_axes, b_axes = list(range(at.dim() - n, at.dim())), list(range(n))
+    else:
+        pair = axes.tolist() if isinstance(axes, torch.Tensor) else list(axes)
+        if len(pair) != 2:
+            raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
+        a_axes, b_axes = _axes_list(pair[0]), _axes_list(pair[1])
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != "
+                             f"{len(b_axes)}.")
+    if bt.dtype is not at.dtype:
+        raise D.mismatch("MatMul", 1, at.dtype, bt.dtype)
+    a_axes = [x % at.dim() if at.dim() else x for x in a_axes]
+    b_axes = [x % bt.dim() if bt.dim() else x for x in b_axes]
+    for x, y in zip(a_axes, b_axes):
+        if at.shape[x] != bt.shape[y]:
+            ka, kb = math.prod(at.shape[i] for i in a_axes), math.prod(bt.shape[i] for i in b_axes)
+            raise invalid(f"Matrix size-incompatible: contracting {ka} elements of a (axes "
+                          f"{a_axes} of {D.fmt_shape(at.shape)}) with {kb} of b (axes {b_axes} of "
+                          f"{D.fmt_shape(bt.shape)})", "MatMul")
+    D.check_dtype("MatMul", at.dtype, D.NUMERIC)
+    return D.run(torch.tensordot, at, bt, dims=(a_axes, b_axes))
