@@ -1,0 +1,235 @@
+"""tf.train.CheckpointManager, latest_checkpoint, get_checkpoint_state: TF's rules.
+
+The expectations follow TF 2.21's `checkpoint_management.py` (the sweep, the
+last-preserved timestamp, the interval rules); the state file TF wrote for the
+object-based fixture is recovered as TF would."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tfcompat as tf
+from tests.train import fixture_data as fx
+from tests.train import tf2_program
+from tfcompat.train import checkpoint_management as cm
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def files(directory) -> list[str]:
+    return sorted(p for p in os.listdir(directory) if ".tmp" not in p)
+
+
+class Clock:
+    """A controllable time.time for the manager's timestamps."""
+
+    def __init__(self, monkeypatch, start: float = 1_000_000.0):
+        self.now = start
+        monkeypatch.setattr(cm.time, "time", lambda: self.now)
+
+
+def test_keeps_max_to_keep_and_deletes_index_and_every_shard(tmp_path):
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(checkpoint, tmp_path, max_to_keep=2)
+    assert manager.latest_checkpoint is None and manager.checkpoints == []
+    first = manager.save()
+    # a shard of another layout under the same prefix is deleted with the checkpoint
+    (tmp_path / "ckpt-1.data-00001-of-00002").write_bytes(b"x")
+    paths = [first] + [manager.save() for _ in range(2)]
+    assert paths == [os.path.join(str(tmp_path), f"ckpt-{i}") for i in (1, 2, 3)]
+    assert manager.checkpoints == paths[1:] and manager.latest_checkpoint == paths[2]
+    assert files(tmp_path) == ["checkpoint", "ckpt-2.data-00000-of-00001", "ckpt-2.index",
+                               "ckpt-3.data-00000-of-00001", "ckpt-3.index"]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == paths[2]
+    assert list(state.all_model_checkpoint_paths) == paths[1:]
+    assert len(state.all_model_checkpoint_timestamps) == 2
+    text = (tmp_path / "checkpoint").read_text()
+    assert 'model_checkpoint_path: "ckpt-3"' in text and 'all_model_checkpoint_paths: "ckpt-2"' in text
+    assert tf.train.latest_checkpoint(str(tmp_path)) == paths[2]
+    assert int(checkpoint.save_counter.numpy()) == 3
+
+
+def test_max_to_keep_none_keeps_everything(tmp_path):
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), str(tmp_path), max_to_keep=None)
+    for _ in range(4):
+        manager.save()
+    assert len(manager.checkpoints) == 4 and len([f for f in files(tmp_path) if f.endswith(".index")]) == 4
+
+
+def test_constructor_errors(tmp_path):
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    with pytest.raises(ValueError, match="Expected a positive integer or `None` for `max_to_keep`, got 0."):
+        tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=0)
+    with pytest.raises(ValueError, match="`step_counter` should be passed if `checkpoint_interval` is not None."):
+        tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=1, checkpoint_interval=2)
+
+
+def test_recovers_the_state_tf_wrote_and_continues_numbering(tmp_path):
+    directory = fx.copy("object_based", tmp_path)
+    model, optimizer, step = tf2_program.build(tf, seed=1)
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)
+    manager = tf.train.CheckpointManager(checkpoint, str(directory), max_to_keep=2)
+    assert manager.checkpoints == [str(directory / "ckpt-2"), str(directory / "ckpt-3")]
+    assert manager.latest_checkpoint == str(directory / "ckpt-3")
+    assert manager.restore_or_initialize() == str(directory / "ckpt-3")
+    assert int(step.numpy()) == 5 and int(checkpoint.save_counter.numpy()) == 3
+    assert manager.save() == str(directory / "ckpt-4")
+    assert files(directory) == ["checkpoint", "ckpt-3.data-00000-of-00001", "ckpt-3.index",
+                                "ckpt-4.data-00000-of-00001", "ckpt-4.index"]
+
+
+def test_restore_or_initialize_runs_init_fn_without_a_checkpoint(tmp_path):
+    calls = []
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), str(tmp_path), max_to_keep=1,
+                                         init_fn=lambda: calls.append(1))
+    assert manager.restore_or_initialize() is None and calls == [1]
+
+
+def test_checkpoint_number_from_int_or_variable(tmp_path):
+    step = tf.Variable(41, dtype=tf.int64)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(step=step), str(tmp_path), max_to_keep=3,
+                                         checkpoint_name="model")
+    assert manager.save(checkpoint_number=step) == os.path.join(str(tmp_path), "model-41")
+    assert manager.save(checkpoint_number=np.int32(7)) == os.path.join(str(tmp_path), "model-7")
+    assert manager.save(checkpoint_number=7) == os.path.join(str(tmp_path), "model-7")
+    assert manager.checkpoints == [os.path.join(str(tmp_path), "model-41"), os.path.join(str(tmp_path), "model-7")]
+
+
+def test_checkpoint_interval(tmp_path):
+    step = tf.Variable(0, dtype=tf.int64)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(step=step), str(tmp_path), max_to_keep=None,
+                                         step_counter=step, checkpoint_interval=3)
+    saved = []
+    for value in range(8):
+        step.assign(value)
+        saved.append(manager.save() is not None)
+    assert saved == [True, False, False, True, False, False, True, False]
+    assert manager.save() is None  # the same step again: never saved twice
+    step.assign(7)
+    assert manager.save(check_interval=False) is not None  # a new step, inside the interval
+
+
+def test_keep_checkpoint_every_n_hours_preserves_and_recovers(tmp_path, monkeypatch):
+    clock = Clock(monkeypatch)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), str(tmp_path), max_to_keep=1,
+                                         keep_checkpoint_every_n_hours=1.0)
+    names = {}
+    for number, at in enumerate([10.0, 1800.0, 3700.0, 7400.0, 7500.0], start=1):
+        clock.now = 1_000_000.0 + at
+        names[number] = manager.save()
+    # TF's sweep: ckpt-1 and ckpt-2 are under an hour past the start and go; ckpt-3 is an
+    # hour on and is kept for good; ckpt-4 is an hour past ckpt-3 and is kept too.
+    assert [f for f in files(tmp_path) if f.endswith(".index")] == ["ckpt-3.index", "ckpt-4.index", "ckpt-5.index"]
+    assert manager.checkpoints == [names[5]]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.last_preserved_timestamp == 1_000_000.0 + 7400.0
+    clock.now += 10
+    recovered = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), str(tmp_path), max_to_keep=1,
+                                           keep_checkpoint_every_n_hours=1.0)
+    assert recovered.checkpoints == [names[5]] and recovered.latest_checkpoint == names[5]
+
+
+def test_a_failed_write_changes_nothing(tmp_path, monkeypatch):
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=2)
+    manager.save()
+    before = (tmp_path / "checkpoint").read_text()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(checkpoint, "write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        manager.save()
+    assert int(checkpoint.save_counter.numpy()) == 1
+    assert (tmp_path / "checkpoint").read_text() == before
+    assert manager.checkpoints == [os.path.join(str(tmp_path), "ckpt-1")]
+
+
+def test_latest_checkpoint_and_state_edge_cases(tmp_path):
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert tf.train.latest_checkpoint(str(tmp_path / "no_such_dir")) is None
+    assert tf.train.get_checkpoint_state(str(tmp_path)) is None
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "ckpt-9"\n')
+    assert tf.train.get_checkpoint_state(str(tmp_path)).model_checkpoint_path == str(tmp_path / "ckpt-9")
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None  # its files are not there
+    (tmp_path / "checkpoint").write_text('all_model_checkpoint_paths: "x"\n')
+    with pytest.raises(ValueError, match="Invalid checkpoint state loaded from"):
+        tf.train.get_checkpoint_state(str(tmp_path))
+    (tmp_path / "checkpoint").write_text("this is { not a proto")
+    with pytest.warns(RuntimeWarning):
+        assert tf.train.get_checkpoint_state(str(tmp_path)) is None
+    (tmp_path / "other").write_text('model_checkpoint_path: "/abs/path-1"\n')
+    assert tf.train.get_checkpoint_state(str(tmp_path), "other").model_checkpoint_path == "/abs/path-1"
+
+
+def test_update_checkpoint_state_rules(tmp_path):
+    with pytest.raises(ValueError, match="Checkpoint timestamps, if provided, must match checkpoint paths"):
+        cm.update_checkpoint_state(str(tmp_path), "a", ["a"], all_model_checkpoint_timestamps=[1.0, 2.0])
+    with pytest.raises(RuntimeError, match="conflicts with path used for checkpoint state"):
+        cm.update_checkpoint_state(str(tmp_path), str(tmp_path / "checkpoint"), [])
+
+
+_KILL_DRIVER = textwrap.dedent("""
+    import os, random, signal, sys, time
+    import numpy as np
+    import torch
+    torch.set_num_threads(1)
+    import tfcompat as tf
+
+    directory = sys.argv[1]
+    values = [tf.Variable(np.zeros((64, 64), np.float32)) for _ in range(4)]
+    counter = tf.Variable(0, dtype=tf.int64)
+    checkpoint = tf.train.Checkpoint(values=values, counter=counter)
+
+    def saver_process():
+        # a restarted trainer: recover, then save forever (every tensor holds the save's number)
+        manager = tf.train.CheckpointManager(checkpoint, directory, max_to_keep=2)
+        manager.restore_or_initialize()
+        while True:
+            counter.assign_add(1)
+            for v in values:
+                v.assign(tf.fill([64, 64], tf.cast(counter, tf.float32)))
+            manager.save()
+
+    rng = random.Random(0)
+    kills = 0
+    for _ in range(20):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                saver_process()
+            finally:
+                os._exit(1)
+        time.sleep(rng.uniform(0.0, 0.06))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        kills += 1
+        latest = tf.train.latest_checkpoint(directory)
+        if latest is None:
+            continue  # killed before the first save completed
+        probe_values = [tf.Variable(np.full((64, 64), -1.0, np.float32)) for _ in range(4)]
+        probe_counter = tf.Variable(-1, dtype=tf.int64)
+        tf.train.Checkpoint(values=probe_values, counter=probe_counter).restore(latest).assert_consumed()
+        n = int(probe_counter.numpy())
+        assert n >= 1, latest
+        assert all(float(np.abs(v.numpy() - n).max()) == 0.0 for v in probe_values), (latest, n)
+        assert latest.endswith(f"ckpt-{int(tf.train.load_variable(latest, 'save_counter/.ATTRIBUTES/VARIABLE_VALUE'))}")
+    print("kills", kills, "final", tf.train.latest_checkpoint(directory))
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill test forks trainers")
+def test_killed_saves_always_leave_a_complete_latest_checkpoint(tmp_path):
+    done = subprocess.run([sys.executable, "-c", _KILL_DRIVER, str(tmp_path / "ckpts")], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "kills 20 final " in done.stdout and not done.stdout.strip().endswith("None"), done.stdout
