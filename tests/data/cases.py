@@ -240,3 +240,32 @@ REDUCE_CASES = {
         0.0, lambda s, x: s + x),
     "empty": lambda tf: tf.data.Dataset.range(0).reduce(np.int64(7), lambda s, x: s + x),
 }
+
+
+def _with_policy(tf, ds, policy):
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = getattr(
+        tf.data.experimental.AutoShardPolicy, policy)
+    return ds.with_options(options)
+
+
+# strategy.experimental_distribute_dataset(ds) over three replicas (logical CPUs).
+DISTRIBUTE_CASES = {
+    "range_batch7": lambda tf: tf.data.Dataset.range(14).batch(7),
+    "range_batch6_drop": lambda tf: tf.data.Dataset.range(12).batch(6, drop_remainder=True),
+    "range_batch7_drop": lambda tf: tf.data.Dataset.range(14).batch(7, drop_remainder=True),
+    "uneven_tail": lambda tf: tf.data.Dataset.range(8).batch(5),
+    "policy_off": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "OFF"),
+    "policy_data": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "DATA"),
+    "policy_file": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "FILE"),
+    "dict_map": lambda tf: tf.data.Dataset.from_tensor_slices(
+        {"x": np.arange(12, dtype=np.float32).reshape(6, 2), "y": np.arange(6)}).batch(6).map(
+            lambda d: {"x": d["x"] * 2.0, "y": d["y"]}),
+}
+
+# strategy.distribute_datasets_from_function(lambda ctx: ds) over three replicas.
+FROM_FUNCTION_CASES = {
+    "static_partial_dropped": lambda tf: tf.data.Dataset.range(10).batch(2, drop_remainder=True),
+    "dynamic_partial_empty": lambda tf: tf.data.Dataset.range(10).batch(2),
+    "dynamic_divides": lambda tf: tf.data.Dataset.range(12).batch(2),
+}

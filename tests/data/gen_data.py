@@ -15,7 +15,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from cases import CARDINALITY_CASES, CASES, ERROR_CASES, REDUCE_CASES  # noqa: E402
+from cases import (CARDINALITY_CASES, CASES, DISTRIBUTE_CASES, ERROR_CASES,  # noqa: E402
+                   FROM_FUNCTION_CASES, REDUCE_CASES)
 
 
 def is_dataset(value) -> bool:
@@ -55,11 +56,31 @@ def record_dataset(ds):
     return out
 
 
+def record_distributed(dist):
+    """A distributed dataset's element_spec and, per step, each replica's components."""
+    steps = []
+    for element in dist:
+        steps.append(encode(unwrap(element)))
+    return {"element_spec": repr(dist.element_spec), "steps": steps}
+
+
+def unwrap(element):
+    """Each PerReplica (anything with `.values`) as a tuple of its components."""
+    if isinstance(element, dict):
+        return {k: unwrap(v) for k, v in element.items()}
+    if isinstance(element, tuple) and not hasattr(element, "values"):
+        return tuple(unwrap(v) for v in element)
+    return tuple(element.values)
+
+
 def main() -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
 
-    fixtures = {"cases": {}, "cardinality": {}, "errors": {}, "reduce": {}}
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 3)
+    fixtures = {"cases": {}, "cardinality": {}, "errors": {}, "reduce": {}, "distribute": {},
+                "from_function": {}}
     for name, build in CASES.items():
         fixtures["cases"][name] = record_dataset(build(tf))
     for name, build in CARDINALITY_CASES.items():
@@ -76,6 +97,13 @@ def main() -> None:
             raise SystemExit(f"error case {name} did not raise under TF")
     for name, run in REDUCE_CASES.items():
         fixtures["reduce"][name] = encode(run(tf))
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2"])
+    for name, build in DISTRIBUTE_CASES.items():
+        fixtures["distribute"][name] = record_distributed(
+            strategy.experimental_distribute_dataset(build(tf)))
+    for name, build in FROM_FUNCTION_CASES.items():
+        fixtures["from_function"][name] = record_distributed(
+            strategy.distribute_datasets_from_function(lambda ctx, build=build: build(tf)))
     path = HERE / "fixtures" / "data.json"
     path.write_text(json.dumps(fixtures, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path}")

@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils.data import DataLoader, IterableDataset, TensorDataset
 
+from tfcompat import data as tf_data
 from tfcompat.distribute import input_lib as il
 from tfcompat.distribute.values import PerReplica
 from tfcompat.framework import errors
@@ -61,6 +62,7 @@ SOURCES = {
     "dataloader": lambda n, b: DataLoader(list(range(n)), batch_size=b),
     "iterable_dataset_loader": lambda n, b: DataLoader(_Range(n), batch_size=b),
     "generator_function": lambda n, b: _Reiterable(lambda: (t for t in _batches(n, b))),
+    "tf_data": lambda n, b: tf_data.Dataset.range(n).batch(b),
 }
 
 

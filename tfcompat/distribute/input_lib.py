@@ -26,8 +26,10 @@ array, a `(x, y)` tuple of arrays, a dict or a torch `Dataset` is refused
 with a `TypeError`: those are one element, or examples, not batches, and
 iterating them would silently mean something else. Each `iter()` of a
 distributed dataset calls `iter(source)` again (an epoch), so a generator
-gives one pass, as a one-shot iterator does. A future `tf.data` subset plugs
-in by being such an iterable.
+gives one pass, as a one-shot iterator does. A `tf.data.Dataset`
+(`tfcompat.data`, recognised without importing it: `_is_tfcompat_dataset`)
+is such an iterable, and more: its `options()` give the auto-shard policy
+and its `element_spec` the distributed dataset's `element_spec`.
 
 **`experimental_distribute_dataset`: each batch is a global batch.** TF 2.21
 with the AUTO shard policy on a dataset that reads no files (every tfcompat
@@ -40,9 +42,18 @@ into all `n` chunks and deals them to workers in turn (its DATA sharding).
 Every worker reads every batch, so all workers make one step per batch and
 nothing is dropped. With `n == 1` batches pass whole. (TF reaches this by
 rewriting its batch-size-aware rebatch into the legacy one whenever it
-shards by data, one worker included; with `auto_shard_policy=OFF` TF would
-split 7 over 3 as 3, 2, 2 instead. tfcompat sources have no shard policy.)
-A scalar cannot be split: `ValueError`.
+shards by data, one worker included.) A `tf.data.Dataset` whose options set
+`experimental_distribute.auto_shard_policy` to OFF (or FILE: there are no
+files) on one worker is split TF's batch-size-aware way instead: chunk `c`
+gets `b // n` rows plus one if `c < b % n` (7 over 3: 3, 2, 2). Several
+workers with OFF or FILE are refused (FILE: TF's `NotFoundError`, there are
+no files to shard; OFF: not supported, use DATA or
+`distribute_datasets_from_function`). A scalar cannot be split: `ValueError`.
+
+**`element_spec`** (a `tf.data.Dataset` source only): each component's
+`TensorSpec` with the batch dim divided by `n` where it divides evenly
+(else unknown), as a `PerReplicaSpec` of one spec per local replica (a
+plain spec with one replica and one worker), as TF's.
 
 **`distribute_datasets_from_function`: each element is a per-replica
 batch.** `dataset_fn(InputContext(W, w, n))` is called once per input
@@ -53,7 +64,9 @@ empty batch (dim 0 of size 0, the other dims and dtype of the step's first
 element), as TF does for elements without fully static shapes and always
 with several workers. Single-worker TF drops that partial step when the
 element shapes are static; tfcompat does for sources that promise full
-batches (`DataLoader(drop_last=True)`) and for scalar elements. With
+batches (`DataLoader(drop_last=True)`, a `tf.data.Dataset` whose
+`element_spec` is fully defined) and for scalar elements. Its
+`element_spec` is the function's datasets' spec, per local replica. With
 `options.experimental_replication_mode == PER_REPLICA`, `dataset_fn` is
 called once per local replica with `InputContext(R, r, R)` and each replica
 reads its own pipeline. Several workers need `any_worker_has_data` (an
@@ -100,10 +113,12 @@ from ..framework import device as device_lib
 from ..framework import errors
 from ..framework import nest
 from ..framework.tensor_conversion import convert_to_tensor_on
+from .input_specs import (PerReplicaSpec, dataset_spec, is_tf_dataset, per_replica_spec,
+                          shard_policy, static_spec)
 from .values import PerReplica
 
 __all__ = [
-    "InputContext", "InputOptions", "InputReplicationMode", "DistributedDataset",
+    "InputContext", "InputOptions", "InputReplicationMode", "PerReplicaSpec", "DistributedDataset",
     "DistributedDatasetsFromFunction", "DistributedIterator", "DistributedOptional",
     "distribute_dataset", "distribute_from_function", "replica_bounds",
     "PerDeviceDataset", "PerDeviceDataIterator", "MultiIterator", "PerIteration",
@@ -193,13 +208,14 @@ class InputOptions(collections.namedtuple("InputOptions", [
 # -- The split rule -------------------------------------------------------------------
 
 def replica_bounds(batch_size: int, num_replicas_in_sync: int, num_workers: int = 1,
-                   worker_index: int = 0) -> List[Tuple[int, int]]:
+                   worker_index: int = 0, batch_size_aware: bool = False) -> List[Tuple[int, int]]:
     """The `[start, stop)` rows of a global batch each local replica of a worker gets.
 
     TF's rule for `experimental_distribute_dataset` (see the module
     docstring): `n = num_replicas_in_sync` chunks of `ceil(b / n)` rows,
     the tail ones short or empty; local replica `r` of worker `w` takes
-    chunk `w + r * num_workers`.
+    chunk `w + r * num_workers`. `batch_size_aware` (a dataset that is not
+    sharded by data): chunk `c` has `b // n` rows, plus one if `c < b % n`.
     """
     n = num_replicas_in_sync
     per_worker = n // num_workers
@@ -207,6 +223,11 @@ def replica_bounds(batch_size: int, num_replicas_in_sync: int, num_workers: int 
     bounds = []
     for r in range(per_worker):
         c = worker_index + r * num_workers
+        if batch_size_aware:
+            q, extra = divmod(batch_size, n)
+            start = c * q + min(c, extra)
+            bounds.append((start, start + q + (1 if c < extra else 0)))
+            continue
         start = min(c * k, batch_size)
         bounds.append((start, min(start + k, batch_size)))
     return bounds
@@ -349,10 +370,18 @@ class DistributedIterator:
     """
 
     def __init__(self, steps: Iterator[_Step], wrap: Callable[[tuple], Any],
-                 always_wrap: bool) -> None:
+                 always_wrap: bool, dataset: Any = None) -> None:
         self._steps = steps
         self._wrap = wrap
         self._always_wrap = always_wrap
+        self._dataset = dataset
+
+    @property
+    def element_spec(self) -> Any:
+        """The distributed dataset's `element_spec` (a `tf.data.Dataset` source only)."""
+        if self._dataset is None:
+            raise TypeError("This iterator's source has no element_spec.")
+        return self._dataset.element_spec
 
     def __iter__(self) -> "DistributedIterator":
         return self
@@ -384,7 +413,8 @@ PerDeviceDataIterator = DistributedIterator  # the seed's name
 
 
 def _split_steps(source: Iterable[Any], n: int, num_workers: int, worker_index: int,
-                 devices: Tuple[torch.device, ...]) -> Iterator[_Step]:
+                 devices: Tuple[torch.device, ...], batch_size_aware: bool = False
+                 ) -> Iterator[_Step]:
     """One step per global batch: each tensor cut by `replica_bounds`, placed per replica."""
     for batch in source:
         columns = []
@@ -399,7 +429,7 @@ def _split_steps(source: Iterable[Any], n: int, num_workers: int, worker_index: 
                     f"dimension, but the batch holds a scalar ({t!r}). Batch the input (TF: "
                     "`dataset.batch(GLOBAL_BATCH_SIZE)`; torch: DataLoader(..., "
                     "batch_size=GLOBAL_BATCH_SIZE)).")
-            bounds = replica_bounds(t.shape[0], n, num_workers, worker_index)
+            bounds = replica_bounds(t.shape[0], n, num_workers, worker_index, batch_size_aware)
             columns.append(tuple(_place(t.narrow(0, start, stop - start), device, borrowed)
                                  for (start, stop), device in zip(bounds, devices)))
         yield batch, columns
@@ -416,7 +446,7 @@ def _pull(iterator: Iterator[Any]) -> Any:
 
 
 def _dealt_steps(iterators: List[Iterator[Any]], devices: Tuple[torch.device, ...],
-                 per_replica: bool, drop_partial: bool, multi_worker: bool,
+                 per_replica: bool, drop_partial: Callable[[], bool], multi_worker: bool,
                  any_worker_has_data: Optional[Callable[[bool], bool]]) -> Iterator[_Step]:
     """Steps of one element per replica: in turn from one pipeline, or one pipeline each."""
     live = [True] * len(iterators)
@@ -455,7 +485,7 @@ def _dealt_steps(iterators: List[Iterator[Any]], devices: Tuple[torch.device, ..
             # Single-worker TF drops a partial step when the element shapes are static (TF's
             # drop_remainder batches; scalars); otherwise, and always with several workers,
             # the replicas without data get empty batches.
-            static = drop_partial or all(t.dim() == 0 for t in template)
+            static = all(t.dim() == 0 for t in template) or drop_partial()
             if not multi_worker and static:
                 return
             columns_by_replica = [
@@ -490,6 +520,17 @@ class DistributedDataset:
                 "of every batch). Build the per-worker loader in "
                 "strategy.distribute_datasets_from_function(lambda ctx: loader), whose "
                 "elements are per-replica batches, or give this one a plain sampler.")
+        policy = shard_policy(source)
+        if num_workers > 1 and policy == "FILE":
+            raise errors.NotFoundError(
+                None, None, "Found an unshardable source dataset: a tf.data.Dataset in tfcompat "
+                "reads no files, so AutoShardPolicy.FILE cannot shard it; use DATA or AUTO.")
+        if num_workers > 1 and policy == "OFF":
+            raise NotImplementedError(
+                "AutoShardPolicy.OFF with several workers is not supported by tfcompat: use the "
+                "default (AUTO, which is DATA here) or build each worker's input in "
+                "strategy.distribute_datasets_from_function.")
+        self._batch_size_aware = policy in ("OFF", "FILE")
         self._source = source
         self._devices = _layout(num_replicas_in_sync, local_devices, num_workers, worker_index,
                                 options)
@@ -503,10 +544,17 @@ class DistributedDataset:
     def num_replicas_in_sync(self) -> int:
         return self._n
 
+    @property
+    def element_spec(self) -> Any:
+        """Each replica's view of the source's spec (see the module docstring)."""
+        spec = dataset_spec(self._source, "DistributedDataset")
+        return per_replica_spec(spec, len(self._devices), self._always_wrap,
+                                 self._n if self._n > 1 else None)
+
     def __iter__(self) -> DistributedIterator:
         steps = _split_steps(iter(self._source), self._n, self._num_workers, self._worker_index,
-                             self._devices)
-        return DistributedIterator(steps, self._wrap, self._always_wrap)
+                             self._devices, self._batch_size_aware)
+        return DistributedIterator(steps, self._wrap, self._always_wrap, self)
 
     def make_one_shot_iterator(self) -> DistributedIterator:
         """The seed's (TF 1) spelling of `iter(dataset)`."""
@@ -561,6 +609,9 @@ class DistributedDatasetsFromFunction:
         self._drop_partial = all(
             isinstance(s, torch.utils.data.DataLoader) and s.drop_last and s.batch_size is not None
             for s in self._sources)
+        if all(is_tf_dataset(s) for s in self._sources):
+            # Read when a partial step happens: a map's spec runs its function on a sample.
+            self._drop_partial = lambda: all(static_spec(s) for s in self._sources)
         self._multi_worker = num_workers > 1
         self._any_worker_has_data = any_worker_has_data
         self._n = num_replicas_in_sync
@@ -571,10 +622,18 @@ class DistributedDatasetsFromFunction:
     def num_replicas_in_sync(self) -> int:
         return self._n
 
+    @property
+    def element_spec(self) -> Any:
+        """The spec of `dataset_fn`'s datasets, per local replica (a `PerReplicaSpec`)."""
+        spec = dataset_spec(self._sources[0], "DistributedDatasetsFromFunction")
+        return per_replica_spec(spec, len(self._devices), self._always_wrap, None)
+
     def __iter__(self) -> DistributedIterator:
+        drop = self._drop_partial
         steps = _dealt_steps([iter(s) for s in self._sources], self._devices, self._per_replica,
-                             self._drop_partial, self._multi_worker, self._any_worker_has_data)
-        return DistributedIterator(steps, self._wrap, self._always_wrap)
+                             drop if callable(drop) else (lambda: drop), self._multi_worker,
+                             self._any_worker_has_data)
+        return DistributedIterator(steps, self._wrap, self._always_wrap, self)
 
     def make_one_shot_iterator(self) -> DistributedIterator:
         """The seed's (TF 1) spelling of `iter(dataset)`."""
