@@ -208,3 +208,25 @@ def test_options_defaults():
     assert o.experimental_distribute.auto_shard_policy == tf.data.experimental.AutoShardPolicy.AUTO
     with pytest.raises(TypeError):
         tf.data.Dataset.range(1).with_options({"deterministic": True})
+
+
+# -- tf.data.experimental -----------------------------------------------------------------
+
+def test_experimental_aliases_are_the_methods():
+    ds = tf.data.Dataset.range(6)
+    x = tf.data.experimental
+    assert _ints(ds.apply(x.map_and_batch(lambda v: v * 2, 4))) == [[0, 2, 4, 6], [8, 10]]
+    assert sorted(_ints(ds.apply(x.shuffle_and_repeat(6, count=2, seed=1)))) == sorted(
+        list(range(6)) * 2)
+    assert _ints(ds.apply(x.parallel_interleave(lambda v: tf.data.Dataset.range(v), 2))) == _ints(
+        ds.interleave(lambda v: tf.data.Dataset.range(v), 2, 1))
+    assert _ints(x.Counter(5, 2).take(3)) == [5, 7, 9]
+    assert int(x.Counter().cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert _ints(ds.apply(x.take_while(lambda v: v < 3))) == [0, 1, 2]
+    assert x.get_structure(ds) == ds.element_spec
+    assert int(x.get_next_as_optional(iter(ds)).get_value()) == 0
+    assert _ints(x.from_list([[1, 2], [3, 4]])) == [[1, 2], [3, 4]]
+    moved = list(ds.take(1).apply(x.copy_to_device("/cpu:0")))
+    assert moved[0].device.type == "cpu"
+    assert x.get_single_element(ds.take(1)).item() == 0
+    x.enable_debug_mode()

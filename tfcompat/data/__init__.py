@@ -5,12 +5,12 @@ Iterating yields plain `torch.Tensor` nests; `Dataset.from_torch` and
 """
 
 from . import experimental
-from .dataset_ops import AUTOTUNE, INFINITE, UNKNOWN, Dataset, DatasetV2, Iterator
+from .dataset_ops import AUTOTUNE, INFINITE, UNKNOWN, Dataset, DatasetV2, Iterator, NumpyIterator
 from .options import Options, ThreadingOptions
 from .structure import DatasetSpec
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
-__all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "ThreadingOptions", "AUTOTUNE",
+__all__ = ["Dataset", "DatasetSpec", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

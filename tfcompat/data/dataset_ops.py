@@ -233,6 +233,13 @@ class Dataset:
                                 name=name)
 
     @staticmethod
+    def counter(start: int = 0, step: int = 1, dtype: Any = None,
+                name: Optional[str] = None) -> "Dataset":
+        """`start, start + step, ...` forever (int64 unless `dtype`)."""
+        from .sources import CounterDataset
+        return CounterDataset(as_int(start, "start"), as_int(step, "step"), dtype)
+
+    @staticmethod
     def zip(*args: Any, datasets: Any = None, name: Optional[str] = None) -> "Dataset":
         """Elements of several datasets side by side, in their nest; ends with the shortest."""
         from .transformations import ZipDataset
@@ -301,6 +308,11 @@ class Dataset:
     def filter(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
         from .transformations import FilterDataset
         return FilterDataset(self, predicate, name=name)
+
+    def take_while(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
+        """The elements up to (not including) the first for which `predicate` is false."""
+        from .transformations import TakeWhileDataset
+        return TakeWhileDataset(self, predicate, name=name)
 
     def flat_map(self, map_func: Callable[..., "Dataset"], name: Optional[str] = None) -> "Dataset":
         from .transformations import FlatMapDataset

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, List, Optional
 
 import torch
 
+from ..framework import device as device_lib
 from ..framework import errors
 from ..framework.function import TensorSpec
 from . import structure
@@ -319,15 +320,36 @@ class FilterDataset(Dataset):
         self._fn = predicate
 
     def _iterate(self) -> Iterator[Any]:
-        fn, call = self._fn, structure.call_with_element
+        fn = self._fn
         for element in self._inputs[0]._iterate():
-            keep = structure.normalize_output(call(fn, element))
-            if not (isinstance(keep, torch.Tensor) and keep.dtype == torch.bool
-                    and keep.dim() == 0):
-                raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                                 f"tensor, but its return type is {structure.spec_of(keep)!r}.")
-            if keep:
+            if _predicate(fn, element):
                 yield element
+
+    def _cardinality(self) -> int:
+        return UNKNOWN
+
+
+def _predicate(fn: Callable[..., Any], element: Any) -> bool:
+    keep = structure.normalize_output(structure.call_with_element(fn, element))
+    if not (isinstance(keep, torch.Tensor) and keep.dtype == torch.bool and keep.dim() == 0):
+        raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                         f"tensor, but its return type is {structure.spec_of(keep)!r}.")
+    return bool(keep)
+
+
+class TakeWhileDataset(Dataset):
+    """`take_while(predicate)`: elements until the first one `predicate` rejects."""
+
+    def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any],
+                 name: Optional[str] = None) -> None:
+        super().__init__((input_dataset,), name=name)
+        self._fn = predicate
+
+    def _iterate(self) -> Iterator[Any]:
+        for element in self._inputs[0]._iterate():
+            if not _predicate(self._fn, element):
+                return
+            yield element
 
     def _cardinality(self) -> int:
         return UNKNOWN
@@ -439,6 +461,20 @@ class CacheDataset(Dataset):
             yield element
         if self._cache is None:
             self._cache = recorded
+
+
+class CopyToDeviceDataset(Dataset):
+    """`tf.data.experimental.copy_to_device(device)`: every component moved to `device`."""
+
+    def __init__(self, input_dataset: Dataset, device: Any) -> None:
+        super().__init__((input_dataset,))
+        self._device = device_lib.torch_device_for(device) if isinstance(device, str) else (
+            torch.device(device))
+
+    def _iterate(self) -> Iterator[Any]:
+        device, flatten, pack = self._device, structure.flatten, structure.pack
+        for element in self._inputs[0]._iterate():
+            yield pack(element, [t.to(device) for t in flatten(element)])
 
 
 class PrefetchDataset(Dataset):
