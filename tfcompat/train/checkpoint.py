@@ -210,27 +210,52 @@ class InitializationOnlyStatus(_LoadStatus):
 
 # -- writing ------------------------------------------------------------------------
 
-def _chief_redirect(file_prefix: str) -> tuple:
-    """`(where this worker writes, temp dir to delete or None)` under a multi-worker strategy."""
+def _multi_worker_extended(saveables: dict) -> Any:
+    """The `extended` of the multi-worker strategy in scope or owning a saved variable, or None.
+
+    `save()` is usually called outside `strategy.scope()`, so the saved
+    distributed variables name the strategy too.
+    """
     from ..distribute import distribute_lib
-    if not distribute_lib.has_strategy():
+    candidates = []
+    if distribute_lib.has_strategy():
+        candidates.append(distribute_lib.get_strategy())
+    for saveable in saveables.values():
+        strategy = getattr(saveable.variable, "_distribute_strategy", None)
+        if strategy is not None:
+            candidates.append(strategy)
+            break
+    for strategy in candidates:
+        extended = strategy.extended
+        in_multi_worker = getattr(extended, "_in_multi_worker_mode", None)
+        if in_multi_worker is not None and in_multi_worker():
+            return extended
+    return None
+
+
+def _worker_target(file_prefix: str, extended: Any) -> tuple:
+    """`(where this worker writes, a temporary directory to delete, or None)`.
+
+    The chief writes `file_prefix`; another worker writes under
+    `<dir>/workertemp_<task id>/` (tf_keras' `distributed_file_utils`).
+    """
+    if extended is None or extended.should_checkpoint:
         return file_prefix, None
-    strategy = distribute_lib.get_strategy()
-    extended = strategy.extended
-    if not getattr(extended, "_in_multi_worker_mode", lambda: False)() or \
-            getattr(extended, "should_checkpoint", True):
-        return file_prefix, None
-    task_id = extended._worker_index() if hasattr(extended, "_worker_index") else 0
     directory, base = os.path.split(file_prefix)
-    temp_dir = os.path.join(directory, f"workertemp_{task_id}")
+    temp_dir = os.path.join(directory, f"workertemp_{extended._worker_index()}")
     return os.path.join(temp_dir, base), temp_dir
 
 
-def write_bundle(view: ObjectGraphView, file_prefix: str) -> str:
-    """Serialize `view` and write the bundle at `file_prefix` (atomically); returns the prefix."""
+def write_bundle(view: ObjectGraphView, file_prefix: str) -> bool:
+    """Serialize `view` and write the bundle at `file_prefix` (atomically).
+
+    Returns whether this process wrote the real files (False: a non-chief
+    worker, whose copy went to a temporary directory, now removed).
+    """
     saveables, graph = view.serialize()
-    tensors = [(key, s.read()) for key, s in saveables.items()]  # (all read before writing)
-    target, temp_dir = _chief_redirect(file_prefix)
+    # Every worker reads every value (a sync-on-read value is a collective), in the same order.
+    tensors = [(key, s.read()) for key, s in saveables.items()]
+    target, temp_dir = _worker_target(file_prefix, _multi_worker_extended(saveables))
     try:
         with BundleWriter(target) as writer:
             for key, value in tensors:
@@ -239,7 +264,7 @@ def write_bundle(view: ObjectGraphView, file_prefix: str) -> str:
     finally:
         if temp_dir is not None:
             shutil.rmtree(temp_dir, ignore_errors=True)
-    return file_prefix
+    return temp_dir is None
 
 
 def _update_state_file(file_path: str) -> None:
@@ -356,16 +381,16 @@ class Checkpoint(AutoTrackable):
     def write(self, file_prefix: Any, options: Any = None) -> str:
         """Write a checkpoint at `file_prefix` (no counter, no state file); returns the path."""
         file_prefix = os.fspath(file_prefix)
-        return write_bundle(self._view, file_prefix)
+        write_bundle(self._view, file_prefix)
+        return file_prefix
 
     def save(self, file_prefix: Any, options: Any = None) -> str:
         """Write `file_prefix-N` (N = the incremented `save_counter`) and update the state file."""
         file_prefix = os.fspath(file_prefix)
         counter = self.save_counter
         number = int(counter.assign_add(1, read_value=True).numpy())
-        path = write_bundle(self._view, f"{file_prefix}-{number}")
-        target, temp_dir = _chief_redirect(path)
-        if temp_dir is None:
+        path = f"{file_prefix}-{number}"
+        if write_bundle(self._view, path):  # the state file last, and by the chief only
             _update_state_file(path)
         return path
 
