@@ -1,5 +1,29 @@
-"""`tf.random`: seeds and the random ops of the TF subset (re-exports only)."""
+"""`tf.random`: seeds, the random ops of the TF subset and `tf.random.Generator` (re-exports only)."""
+
+import types as _types
 
 from .ops.random_ops import normal, set_seed, truncated_normal, uniform
+from .ops.random_sampling_ops import categorical, random_gamma as gamma, \
+    random_poisson as poisson, shuffle
+from .ops.stateless_random_ops import (index_shuffle as _index_shuffle, stateless_categorical,
+                                       stateless_normal, stateless_truncated_normal,
+                                       stateless_uniform)
+from .stateful_random_ops import (Algorithm, Generator, create_rng_state, get_global_generator,
+                                  set_global_generator)
 
-__all__ = ["set_seed", "normal", "uniform", "truncated_normal"]
+__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
+           "gamma", "poisson", "stateless_normal", "stateless_uniform",
+           "stateless_truncated_normal", "stateless_categorical", "Algorithm", "Generator",
+           "create_rng_state", "get_global_generator", "set_global_generator", "experimental"]
+
+#: `tf.random.experimental`: the generator API again, and `index_shuffle`.
+experimental = _types.ModuleType(__name__ + ".experimental",
+                                 "`tf.random.experimental` (re-exports only).")
+for _name, _value in {"Algorithm": Algorithm, "Generator": Generator,
+                      "create_rng_state": create_rng_state,
+                      "get_global_generator": get_global_generator,
+                      "set_global_generator": set_global_generator,
+                      "index_shuffle": _index_shuffle}.items():
+    setattr(experimental, _name, _value)
+experimental.__all__ = sorted(vars(experimental).keys() - {"__name__", "__doc__", "__package__",
+                                                           "__loader__", "__spec__"})

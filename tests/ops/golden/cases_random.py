@@ -1,0 +1,109 @@
+"""Golden cases for tf.random's extra ops and Generator: dtypes, shapes and errors (values=False:
+the streams are tfcompat's own, not TF's Philox)."""
+
+import numpy as np
+
+from tests.ops.golden.harness import Case
+
+
+def shape_only(fn):
+    return Case(fn, values=False)
+
+
+def _gen(tf):
+    return tf.random.Generator.from_seed(1)
+
+
+CASES = {
+    # -- stateless
+    "stateless_normal": shape_only(lambda tf: tf.random.stateless_normal([2, 3], seed=[1, 2])),
+    "stateless_normal_f64": shape_only(lambda tf: tf.random.stateless_normal(
+        [2], seed=tf.constant([1, 2], tf.int64), dtype=tf.float64)),
+    "stateless_normal_f16_moments": shape_only(lambda tf: tf.random.stateless_normal(
+        [3], seed=[1, 2], mean=1.0, stddev=[1.0, 2.0, 3.0], dtype=tf.float16)),
+    "stateless_seed_3": lambda tf: tf.random.stateless_normal([2], seed=[1, 2, 3]),
+    "stateless_seed_scalar": lambda tf: tf.random.stateless_normal([2], seed=1),
+    "stateless_seed_matrix": lambda tf: tf.random.stateless_normal([2], seed=[[1, 2]]),
+    "stateless_seed_float": lambda tf: tf.random.stateless_normal([2], seed=[1.0, 2.0]),
+    "stateless_seed_int16": lambda tf: tf.random.stateless_normal(
+        [2], seed=tf.constant([1, 2], tf.int16)),
+    "stateless_uniform": shape_only(lambda tf: tf.random.stateless_uniform([4], seed=[1, 2])),
+    "stateless_uniform_bf16": shape_only(lambda tf: tf.random.stateless_uniform(
+        [4], seed=[1, 2], dtype=tf.bfloat16)),
+    "stateless_uniform_int": shape_only(lambda tf: tf.random.stateless_uniform(
+        [2, 2], seed=[1, 2], minval=0, maxval=10, dtype=tf.int64)),
+    "stateless_uniform_full_int": shape_only(lambda tf: tf.random.stateless_uniform(
+        [3], seed=[1, 2], minval=None, maxval=None, dtype=tf.int32)),
+    "stateless_uniform_int_no_max": lambda tf: tf.random.stateless_uniform([2], seed=[1, 2],
+                                                                           dtype=tf.int32),
+    "stateless_uniform_int_empty_range": lambda tf: tf.random.stateless_uniform(
+        [2], seed=[1, 2], minval=5, maxval=1, dtype=tf.int32),
+    "stateless_uniform_uint8": lambda tf: tf.random.stateless_uniform([2], seed=[1, 2],
+                                                                      dtype=tf.uint8),
+    "stateless_truncated": shape_only(lambda tf: tf.random.stateless_truncated_normal(
+        [5], seed=[3, 4], dtype=tf.float64)),
+    "stateless_truncated_int": lambda tf: tf.random.stateless_truncated_normal(
+        [2], seed=[1, 2], dtype=tf.int32),
+    "stateless_categorical": shape_only(lambda tf: tf.random.stateless_categorical(
+        np.log([[0.5, 0.5], [0.1, 0.9]]).astype(np.float32), 5, seed=[1, 2])),
+    "stateless_categorical_int32": shape_only(lambda tf: tf.random.stateless_categorical(
+        [[1.0, 2.0]], 3, seed=[1, 2], dtype=tf.int32)),
+    "stateless_categorical_vector": lambda tf: tf.random.stateless_categorical([0.5, 0.5], 5,
+                                                                               seed=[1, 2]),
+    # -- seeded samplers
+    "categorical": shape_only(lambda tf: tf.random.categorical([[0.0, 1.0, 2.0]], 4, seed=1)),
+    "categorical_int32": shape_only(lambda tf: tf.random.categorical([[0.0, 1.0]], 2,
+                                                                      dtype=tf.int32)),
+    "categorical_f64": shape_only(lambda tf: tf.random.categorical(
+        np.zeros((2, 3)), 0)),
+    "categorical_float_dtype": lambda tf: tf.random.categorical([[1.0, 2]], 5, dtype=tf.float32),
+    "categorical_negative": lambda tf: tf.random.categorical([[1.0, 2]], -1),
+    "categorical_no_classes": lambda tf: tf.random.categorical(tf.zeros([2, 0]), 3),
+    "shuffle": shape_only(lambda tf: tf.random.shuffle([[1, 2], [3, 4], [5, 6]], seed=1)),
+    "shuffle_scalar": lambda tf: tf.random.shuffle(1),
+    "gamma": shape_only(lambda tf: tf.random.gamma([3], alpha=[1.0, 2.0], beta=[[1.0], [2.0]])),
+    "gamma_f16": shape_only(lambda tf: tf.random.gamma([2], alpha=1.0, dtype=tf.float16)),
+    "gamma_f64_scalar": shape_only(lambda tf: tf.random.gamma([2, 1], alpha=0.5,
+                                                              dtype=tf.float64, seed=3)),
+    "gamma_int": lambda tf: tf.random.gamma([3], alpha=1.0, dtype=tf.int32),
+    "poisson": shape_only(lambda tf: tf.random.poisson([3], lam=[1.0, 2.0])),
+    "poisson_int": shape_only(lambda tf: tf.random.poisson([3], lam=[1.0, 2.0], dtype=tf.int32)),
+    "poisson_int_lam": shape_only(lambda tf: tf.random.poisson([3], lam=[1, 2])),
+    "poisson_bool": lambda tf: tf.random.poisson([3], lam=[1.0, 2.0], dtype=tf.bool),
+    "index_shuffle": shape_only(lambda tf: tf.random.experimental.index_shuffle(
+        3, seed=[1, 2], max_index=9)),
+    "index_shuffle_vector_int64": shape_only(lambda tf: tf.random.experimental.index_shuffle(
+        tf.constant([1, 2], tf.int64), seed=[1, 2], max_index=9)),
+    "index_shuffle_seed_3": lambda tf: tf.random.experimental.index_shuffle(
+        3, seed=[1, 2, 3], max_index=9),
+    # -- Generator
+    "gen_state": lambda tf: [_gen(tf).state.dtype, _gen(tf).state.shape, _gen(tf).algorithm,
+                             _gen(tf).state.trainable],
+    "gen_threefry": lambda tf: [tf.random.Generator.from_seed(1, alg="threefry").algorithm,
+                                tf.random.Generator.from_seed(1, "threefry").state.shape],
+    "gen_bad_alg": lambda tf: tf.random.Generator.from_seed(1, alg="foo"),
+    "gen_from_state": lambda tf: tf.random.Generator.from_state([1, 2, 3], alg="philox").state,
+    "gen_from_state_bad": lambda tf: tf.random.Generator.from_state([1, 2], alg="philox"),
+    "gen_nondeterministic": lambda tf: tf.random.Generator.from_non_deterministic_state()
+    .state.shape,
+    "gen_normal": shape_only(lambda tf: _gen(tf).normal([2, 3])),
+    "gen_normal_int": lambda tf: _gen(tf).normal([2], dtype=tf.int32),
+    "gen_uniform": shape_only(lambda tf: _gen(tf).uniform([4], minval=-1.0, maxval=[1.0] * 4)),
+    "gen_uniform_int": shape_only(lambda tf: _gen(tf).uniform([2], 1, 5, dtype=tf.int64)),
+    "gen_uniform_int_no_max": lambda tf: _gen(tf).uniform([2], dtype=tf.int32),
+    "gen_uniform_full": shape_only(lambda tf: _gen(tf).uniform([2], minval=None, maxval=None,
+                                                               dtype=tf.int32)),
+    "gen_uniform_float_none": lambda tf: _gen(tf).uniform([2], minval=None, maxval=None),
+    "gen_full_int": shape_only(lambda tf: _gen(tf).uniform_full_int([2], dtype=tf.int64)),
+    "gen_full_int_float": lambda tf: _gen(tf).uniform_full_int([2], dtype=tf.float32),
+    "gen_truncated": shape_only(lambda tf: _gen(tf).truncated_normal([3], dtype=tf.float64)),
+    "gen_binomial": shape_only(lambda tf: _gen(tf).binomial([2], counts=5.0, probs=0.5)),
+    "gen_make_seeds": shape_only(lambda tf: _gen(tf).make_seeds(3)),
+    "gen_make_seeds_default": shape_only(lambda tf: _gen(tf).make_seeds()),
+    "gen_split": lambda tf: [type(g).__name__ for g in _gen(tf).split(2)] + [_gen(tf).split(0)],
+    "algorithm_enum": lambda tf: [tf.random.Algorithm.PHILOX.value,
+                                  tf.random.Algorithm.THREEFRY.value],
+    "experimental_aliases": lambda tf: [tf.random.experimental.Generator is tf.random.Generator,
+                                        tf.random.experimental.get_global_generator()
+                                        is tf.random.get_global_generator()],
+}

@@ -1,0 +1,120 @@
+"""Statistical laws of tf.random's samplers and the Generator's state contract (fixed seeds)."""
+
+import numpy as np
+import pytest
+import torch
+
+import tfcompat as tf
+
+N = 20000
+
+
+def test_categorical_frequencies():
+    probs = np.array([0.1, 0.2, 0.7])
+    draws = tf.random.categorical(np.log([probs]).astype(np.float32), N, seed=3).numpy()[0]
+    freq = np.bincount(draws, minlength=3) / N
+    np.testing.assert_allclose(freq, probs, atol=0.015)
+
+
+def test_categorical_never_draws_minus_inf():
+    logits = tf.constant([[0.0, -np.inf, 0.0]])
+    assert 1 not in tf.random.stateless_categorical(logits, 2000, seed=[4, 5]).numpy()
+
+
+def test_gamma_moments():
+    alpha, beta = np.array([0.5, 3.0], np.float32), np.array([[2.0], [0.5]], np.float32)
+    x = tf.random.gamma([N], alpha, beta, seed=1).numpy().astype(np.float64)
+    assert x.shape == (N, 2, 2) and (x > 0).all()
+    np.testing.assert_allclose(x.mean(0), alpha / beta, rtol=0.05)
+    np.testing.assert_allclose(x.var(0), alpha / beta ** 2, rtol=0.1)
+
+
+def test_poisson_moments():
+    lam = np.array([0.5, 4.0], np.float32)
+    x = tf.random.poisson([N], lam, dtype=tf.int64, seed=2).numpy()
+    assert x.dtype == np.int64 and (x >= 0).all()
+    np.testing.assert_allclose(x.mean(0), lam, rtol=0.05)
+    np.testing.assert_allclose(x.var(0), lam, rtol=0.1)
+
+
+def test_shuffle_is_a_permutation_of_rows():
+    x = np.arange(20).reshape(10, 2)
+    y = tf.random.shuffle(x, seed=5).numpy()
+    assert sorted(map(tuple, y)) == sorted(map(tuple, x)) and not (y == x).all()
+
+
+@pytest.mark.parametrize("max_index", [0, 1, 9, 100])
+def test_index_shuffle_is_a_bijection(max_index):
+    idx = tf.range(max_index + 1, dtype=tf.int64)
+    out = tf.random.experimental.index_shuffle(idx, seed=[7, 8], max_index=max_index).numpy()
+    assert sorted(out.tolist()) == list(range(max_index + 1))
+    again = tf.random.experimental.index_shuffle(idx, seed=[7, 8], max_index=max_index).numpy()
+    assert (out == again).all()
+
+
+def test_stateless_is_deterministic_and_seed_sensitive():
+    a = tf.random.stateless_normal([100], seed=[1, 2])
+    assert torch.equal(a, tf.random.stateless_normal([100], seed=[1, 2]))
+    assert not torch.equal(a, tf.random.stateless_normal([100], seed=[1, 3]))
+    u = tf.random.stateless_uniform([N], seed=[3, 4], minval=-2, maxval=5, dtype=tf.int32).numpy()
+    assert u.min() == -2 and u.max() == 4
+
+
+@pytest.mark.parametrize("sampler", ["stateless", "generator"])
+def test_truncated_normal_moments(sampler):
+    if sampler == "stateless":
+        x = tf.random.stateless_truncated_normal([N], seed=[5, 6], mean=1.0, stddev=2.0)
+    else:
+        x = tf.random.Generator.from_seed(3).truncated_normal([N], mean=1.0, stddev=2.0)
+    x = x.numpy().astype(np.float64)
+    assert x.min() >= -3.0 and x.max() <= 5.0
+    # the standard normal cut at +-2 has variance 0.7737
+    assert abs(x.mean() - 1.0) < 0.05 and abs(x.var() / 4.0 - 0.7737) < 0.03
+
+
+def test_generator_normal_and_uniform_moments():
+    g = tf.random.Generator.from_seed(11)
+    z = g.normal([N], mean=2.0, stddev=3.0).numpy()
+    assert abs(z.mean() - 2.0) < 0.1 and abs(z.std() - 3.0) < 0.1
+    u = g.uniform([N], minval=1.0, maxval=3.0).numpy()
+    assert u.min() >= 1.0 and u.max() < 3.0 and abs(u.mean() - 2.0) < 0.03
+    i = g.uniform([N], minval=0, maxval=4, dtype=tf.int64).numpy()
+    np.testing.assert_allclose(np.bincount(i) / N, [0.25] * 4, atol=0.02)
+
+
+def test_generator_state_determines_the_stream():
+    g = tf.random.Generator.from_seed(42)
+    g.normal([3])
+    saved = g.state.numpy()
+    first = [g.normal([5]), g.uniform([2], 0, 9, dtype=tf.int32)]
+    assert not (g.state.numpy() == saved).all()  # drawing advanced the variable
+    g.state.assign(saved)
+    again = [g.normal([5]), g.uniform([2], 0, 9, dtype=tf.int32)]
+    assert all(torch.equal(a, b) for a, b in zip(first, again))
+    restored = tf.random.Generator.from_state(saved, alg="philox")
+    assert torch.equal(restored.normal([5]), first[0])
+    same_seed = tf.random.Generator.from_seed(42)
+    same_seed.normal([3])
+    assert torch.equal(same_seed.normal([5]), first[0])
+    g.reset_from_seed(42)
+    assert torch.equal(g.state, tf.random.Generator.from_seed(42).state.read_value())
+
+
+def test_split_generators_are_independent():
+    children = tf.random.Generator.from_seed(1).split(3)
+    draws = np.stack([c.normal([N]).numpy() for c in children])
+    corr = np.corrcoef(draws)
+    assert np.abs(corr - np.eye(3)).max() < 0.03
+    seeds = tf.random.Generator.from_seed(1).make_seeds(4)
+    assert seeds.shape == (2, 4) and seeds.dtype == torch.int64
+
+
+def test_global_generator():
+    g = tf.random.Generator.from_seed(9)
+    old = tf.random.get_global_generator()
+    tf.random.set_global_generator(g)
+    try:
+        assert tf.random.get_global_generator() is g
+        assert tf.random.experimental.get_global_generator() is g
+    finally:
+        tf.random.set_global_generator(old)

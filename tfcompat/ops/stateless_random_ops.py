@@ -1,0 +1,196 @@
+"""`tf.random.stateless_*` and `tf.random.experimental.index_shuffle`: draws fixed by a seed.
+
+TF's contract: the same `seed` (shape [2], int32 or int64) and arguments
+give the same values on every call, with no state changed. Here each call
+seeds a `torch.Generator` from a hash of `(op, seed)`: deterministic in
+tfcompat for a given seed and shape, but not TF's Philox/ThreeFry streams.
+The seed's two integers are read on the host (one small copy; seeds are
+almost always host values).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Optional
+
+import torch
+
+from ..framework import device as device_lib
+from ..framework import dtypes
+from ..framework.errors import invalid_argument
+from ..framework.tensor_conversion import convert_to_tensor
+from . import _dispatch as D
+from ._shape_args import shape_arg
+from . import random_ops
+
+__all__ = ["stateless_normal", "stateless_uniform", "stateless_truncated_normal",
+           "stateless_categorical", "index_shuffle", "generator_for"]
+
+_SEED_TYPES = frozenset({torch.int32, torch.int64})
+
+
+def generator_for(key: tuple, device: torch.device) -> torch.Generator:
+    """A torch generator on `device` seeded from a hash of `key` (a tuple of ints and strs)."""
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=8).digest()
+    g = torch.Generator(device=device)
+    g.manual_seed(int.from_bytes(digest, "little") & (2 ** 63 - 1))
+    return g
+
+
+def _seed(seed: Any, op: str = "StatelessRandomGetKeyCounter") -> tuple:
+    s = convert_to_tensor(seed)
+    D.check_dtype(op, s.dtype, _SEED_TYPES, attr="Tseed", names=["int32", "int64"])
+    if tuple(s.shape) != (2,):
+        raise invalid_argument(f"seed must have shape [2], not {D.fmt_shape(s.shape)}", op)
+    return tuple(s.tolist())
+
+
+def _device() -> torch.device:
+    return device_lib.current_torch_device()
+
+
+def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                     dtype: Any = dtypes.float32, name: Optional[str] = None,
+                     alg: str = "auto_select") -> torch.Tensor:
+    """`tf.random.stateless_normal`: `mean + stddev * N(0, 1)`, fixed by `seed` (shape [2])."""
+    dt = dtypes.as_dtype(dtype)
+    dims = shape_arg(shape, "StatelessRandomNormalV2", allow_scalar=False)
+    key = _seed(seed)
+    mu, sigma = random_ops._float_params("StatelessRandomNormalV2", dt, mean, stddev)
+    device = _device()
+    g = generator_for(("normal", key), device)
+    z = torch.randn(dims, dtype=dt.as_torch, device=device, generator=g)
+    return random_ops._scale_shift(z, mu, sigma)
+
+
+_UNIFORM_TYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32,
+                  dtypes.int64)
+
+
+def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
+                      dtype: Any = dtypes.float32, name: Optional[str] = None,
+                      alg: str = "auto_select") -> torch.Tensor:
+    """`tf.random.stateless_uniform`: values in `[minval, maxval)`, fixed by `seed`.
+
+    Integer dtypes take both bounds (`minval < maxval`) or neither (then the
+    dtype's full range, TF's `uniform_full_int`).
+    """
+    dt = dtypes.as_dtype(dtype)
+    if dt not in _UNIFORM_TYPES:
+        raise ValueError(f"Argument `dtype` got invalid value {dt}. Accepted dtypes are (tf.float16, "
+                         "tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint32, "
+                         "tf.uint64).")
+    if dt.is_integer and (minval is None) != (maxval is None):
+        raise ValueError(f"For integer `dtype` argument {dt}, argument `minval` and `maxval` must "
+                         f"be both None or not None. Got `minval`={minval} and `maxval`={maxval}.")
+    dims = shape_arg(shape, "StatelessRandomUniformV2", allow_scalar=False)
+    key = _seed(seed)
+    device = _device()
+    if dt.is_integer:
+        if minval is None:
+            g = generator_for(("full_int", key), device)
+            return full_int(dims, dt, device, g)
+        low = random_ops._int_bound("minval", minval, dt)
+        high = random_ops._int_bound("maxval", maxval, dt)
+        if low >= high:
+            raise invalid_argument(f"Need minval < maxval, got {low} >= {high}",
+                                   "StatelessRandomUniformIntV2")
+        g = generator_for(("uniform_int", key), device)
+        return torch.randint(low, high, dims, dtype=dt.as_torch, device=device, generator=g)
+    if maxval is None:
+        maxval = 1
+    lo, hi = convert_to_tensor(minval, dtype=dt), convert_to_tensor(maxval, dtype=dt)
+    g = generator_for(("uniform", key), device)
+    u = torch.rand(dims, dtype=dt.as_torch, device=device, generator=g)
+    return D.run(torch.add, D.run(torch.mul, u, D.run(torch.sub, hi, lo)), lo)
+
+
+def full_int(dims: tuple, dt: dtypes.DType, device: torch.device,
+             g: torch.Generator) -> torch.Tensor:
+    """Integers uniform over all of `dt`'s range (int32 / int64)."""
+    if dt.as_torch is torch.int64:
+        # randint's upper bound is exclusive and must fit int64: draw two 32-bit halves
+        hi = torch.randint(-2 ** 31, 2 ** 31, dims, dtype=torch.int64, device=device, generator=g)
+        lo = torch.randint(0, 2 ** 32, dims, dtype=torch.int64, device=device, generator=g)
+        return hi * (2 ** 32) + lo
+    return torch.randint(-2 ** 31, 2 ** 31, dims, dtype=torch.int64, device=device,
+                         generator=g).to(torch.int32)
+
+
+def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                               dtype: Any = dtypes.float32, name: Optional[str] = None,
+                               alg: str = "auto_select") -> torch.Tensor:
+    """`tf.random.stateless_truncated_normal`: normal values within 2 stddev, fixed by `seed`."""
+    dt = dtypes.as_dtype(dtype)
+    dims = shape_arg(shape, "StatelessTruncatedNormalV2", allow_scalar=False)
+    key = _seed(seed)
+    mu, sigma = random_ops._float_params("StatelessTruncatedNormalV2", dt, mean, stddev)
+    device = _device()
+    z = truncated_standard(dims, dt, device, generator_for(("truncated", key), device))
+    return random_ops._scale_shift(z, mu, sigma)
+
+
+def truncated_standard(dims: tuple, dt: dtypes.DType, device: torch.device,
+                       g: torch.Generator) -> torch.Tensor:
+    """Standard normals cut at +-2 by the inverse CDF (as `random_ops.truncated_normal`)."""
+    work = torch.float64 if dt.as_torch is torch.float64 else torch.float32
+    u = torch.rand(dims, dtype=work, device=device, generator=g)
+    u = random_ops._PHI_LO + u * (random_ops._PHI_HI - random_ops._PHI_LO)
+    return (torch.erfinv(2 * u - 1) * 2 ** 0.5).clamp_(-2.0, 2.0).to(dt.as_torch)
+
+
+def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torch.Generator],
+                     op: str) -> torch.Tensor:
+    """Draws of class indices from each row of `logits` ([batch, classes]) with generator `g`."""
+    out = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    if out not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"Argument `dtype` got invalid value {out}. Accepted dtypes are "
+                         "(tf.int32, tf.int64).")
+    x = convert_to_tensor(logits)
+    D.check_dtype(op, x.dtype, D.FLOATS)
+    n = int(convert_to_tensor(num_samples))
+    if x.dim() != 2:
+        raise invalid_argument(f"logits should be a matrix, got shape {D.fmt_shape(x.shape)}", op)
+    if n < 0:
+        raise invalid_argument(f"num_samples should be non-negative, got {n}", op)
+    if x.shape[1] == 0:
+        raise invalid_argument("num_classes should be positive, got 0", op)
+    if n == 0 or x.shape[0] == 0:
+        return torch.zeros((x.shape[0], n), dtype=out.as_torch, device=x.device)
+    # Gumbel-max: argmax(logits + Gumbel noise) is a draw from softmax(logits), with -inf
+    # logits never drawn; no normalisation and no host sync.
+    u = torch.rand((x.shape[0], n, x.shape[1]), dtype=torch.float64 if x.dtype is torch.float64
+                   else torch.float32, device=x.device, generator=g)
+    gumbel = -torch.log(-torch.log(u.clamp_min(torch.finfo(u.dtype).tiny)))
+    return torch.argmax(x.to(u.dtype).unsqueeze(1) + gumbel, dim=-1).to(out.as_torch)
+
+
+def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any = dtypes.int64,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.stateless_categorical`: `num_samples` class draws per row, fixed by `seed`."""
+    key = _seed(seed)
+    x = convert_to_tensor(logits)
+    g = generator_for(("categorical", key), x.device)
+    return categorical_with(x, num_samples, dtype, g, "StatelessMultinomial")
+
+
+def index_shuffle(index: Any, seed: Any, max_index: Any) -> torch.Tensor:
+    """`tf.random.experimental.index_shuffle`: a bijection of `[0, max_index]` fixed by `seed`.
+
+    Each `index` maps to its position in a random permutation of
+    `max_index + 1` elements (built from `seed` with `torch.randperm`), so
+    distinct indices give distinct results. `seed` has shape [2].
+    """
+    idx = convert_to_tensor(index)
+    D.check_dtype("RandomIndexShuffle", idx.dtype,
+                  frozenset({torch.int32, torch.int64, torch.uint32, torch.uint64}), attr="dtype")
+    s = convert_to_tensor(seed)
+    if tuple(s.shape) != (2,):
+        got = D.fmt_shape([s.shape[0] + 1]) if s.dim() == 1 else D.fmt_shape(s.shape)
+        raise invalid_argument(f"Seed must be a vector of size [3] or a matrix of size [1, 3] but "
+                               f"got {got}.", "RandomIndexShuffle")
+    key = tuple(s.tolist())
+    m = int(convert_to_tensor(max_index))
+    g = generator_for(("index_shuffle", key, m), torch.device("cpu"))
+    perm = torch.randperm(m + 1, generator=g).to(idx.device)
+    return perm[idx.long()].to(idx.dtype)
