@@ -29,7 +29,8 @@ _STRIDED_INDEX = frozenset({torch.int16, torch.int32, torch.int64})
 
 
 def _int_list(value: Any, op: str, attr: str, allowed: frozenset = D.INT32_64) -> List[int]:
-    out = int_values(value, op, attr=attr, python_dtype=torch.int32, allowed=allowed)
+    # No `python_dtype`: a Python float fails as TF's attr check (`Value for attr 'Index' ...`).
+    out = int_values(value, op, attr=attr, allowed=allowed)
     return out if isinstance(out, list) else [out]
 
 
@@ -40,7 +41,7 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> torch.Tensor:
     axis is an `InvalidArgumentError`, as in TF.
     """
     t = convert_to_tensor(tensor)
-    dims = int_values(axis, "ReverseV2", attr="Tidx", python_dtype=torch.int32)
+    dims = int_values(axis, "ReverseV2", attr="Tidx")
     if isinstance(dims, int):
         raise invalid("'dims' must be 1-dimension, not 0", "ReverseV2")
     rank = t.dim()
@@ -201,8 +202,8 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> torch
     repeated axis add up, as in TF.
     """
     t = convert_to_tensor(input)
-    shifts = int_values(shift, "Roll", attr="Tshift", python_dtype=torch.int32)
-    axes = int_values(axis, "Roll", attr="Taxis", python_dtype=torch.int32)
+    shifts = int_values(shift, "Roll", attr="Tshift")
+    axes = int_values(axis, "Roll", attr="Taxis")
     shifts = [shifts] if isinstance(shifts, int) else shifts
     axes = [axes] if isinstance(axes, int) else axes
     if len(shifts) != len(axes):
@@ -225,10 +226,20 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     the result's size depends on it.
     """
     t = convert_to_tensor(input)
-    r = convert_to_tensor(repeats)
-    if r.dtype.is_floating_point or r.dtype is torch.bool or r.is_complex():
-        raise TypeError("Argument `tensor` (name: repeats) must be of type integer. Received "
-                        f"`tensor` = {r.tolist()} of dtype: <dtype: '{D.tf_type_name(r.dtype)}'>")
+    if isinstance(repeats, int) and not isinstance(repeats, bool):
+        values, rdim = [repeats], 0  # Python repeats: nothing to read back from a tensor
+    elif (isinstance(repeats, (list, tuple)) and repeats
+          and all(type(v) is int for v in repeats)):
+        values, rdim = list(repeats), 1
+    else:
+        r = convert_to_tensor(repeats)
+        if r.dtype.is_floating_point or r.dtype is torch.bool or r.is_complex():
+            raise TypeError("Argument `tensor` (name: repeats) must be of type integer. Received "
+                            f"`tensor` = {r.tolist()} of dtype: <dtype: "
+                            f"'{D.tf_type_name(r.dtype)}'>")
+        if r.dim() > 1:
+            raise ValueError(f"Shape must be rank <= 1, got {list(r.shape)} for repeats")
+        values, rdim = r.reshape(-1).tolist(), r.dim()  # the result's size depends on them
     if axis is None:
         t = t.reshape(-1)
         a = 0
@@ -239,12 +250,9 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
         if t.dim() == 0:
             t = t.reshape(1)
         a = axis % rank
-    if r.dim() > 1:
-        raise ValueError(f"Shape must be rank <= 1, got {list(r.shape)} for repeats")
     n = t.shape[a]
-    if r.dim() == 1 and r.shape[0] not in (1, n):
-        raise ValueError(f"Dimensions {n} and {r.shape[0]} are not compatible")
-    values = r.reshape(-1).tolist()
+    if rdim == 1 and len(values) not in (1, n):
+        raise ValueError(f"Dimensions {n} and {len(values)} are not compatible")
     for i, v in enumerate(values):
         if v < 0:
             # TF tiles an expanded axis a + 1 by the repeats, hence its message.

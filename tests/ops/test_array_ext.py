@@ -1,0 +1,255 @@
+"""Laws of issue 9's array ops: strided slicing against numpy, einsum against numpy, sort/top_k
+tie order, partition/stitch round trips, and the host syncs they promise (none for the
+fixed-shape ops under the accelerator policy)."""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+import tfcompat as tf
+from tfcompat.testing import accelerator_policy, host_syncs
+
+# ---------------------------------------------------------------------------
+# strided_slice == numpy basic slicing (negative steps included)
+# ---------------------------------------------------------------------------
+
+_bound = st.one_of(st.none(), st.integers(-7, 7))
+_step = st.one_of(st.none(), st.integers(-3, 3).filter(lambda s: s != 0))
+
+
+@st.composite
+def _keys(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=3)))
+    items = []
+    for n in shape:
+        if n and draw(st.booleans()) and draw(st.booleans()):
+            items.append(draw(st.integers(-n, n - 1)))  # shrink axis
+        else:
+            items.append(slice(draw(_bound), draw(_bound), draw(_step)))
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)  # new axis
+    return shape, tuple(items)
+
+
+def _spec(key):
+    """The key as strided_slice arguments, built the way TF's `__getitem__` builds them."""
+    begin, end, strides = [], [], []
+    bm = em = nm = sm = 0
+    for i, k in enumerate(key):
+        if k is None:
+            begin.append(0), end.append(0), strides.append(1)
+            nm |= 1 << i
+        elif isinstance(k, int):
+            begin.append(k), end.append(k + 1), strides.append(1)
+            sm |= 1 << i
+        else:
+            begin.append(0 if k.start is None else k.start)
+            end.append(0 if k.stop is None else k.stop)
+            strides.append(1 if k.step is None else k.step)
+            bm |= (k.start is None) << i
+            em |= (k.stop is None) << i
+    return begin, end, strides, dict(begin_mask=bm, end_mask=em, new_axis_mask=nm,
+                                     shrink_axis_mask=sm)
+
+
+@given(_keys())
+def test_strided_slice_is_numpy_slicing(case):
+    shape, key = case
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    begin, end, strides, masks = _spec(key)
+    got = tf.strided_slice(torch.from_numpy(x), begin, end, strides, **masks)
+    np.testing.assert_array_equal(got.numpy(), x[key])
+
+
+@given(_keys())
+def test_variable_getitem_takes_negative_steps(case):
+    shape, key = case
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(tf.Variable(x)[key].numpy(), x[key])
+
+
+def test_strided_slice_ellipsis_matches_numpy():
+    x = np.arange(120).reshape(2, 3, 4, 5)
+    got = tf.strided_slice(x, [1, 0, 3], [0, 0, -1], [1, 1, -1], ellipsis_mask=2,
+                           shrink_axis_mask=1)
+    np.testing.assert_array_equal(got.numpy(), x[1, ..., 3:-1:-1])
+    got = tf.strided_slice(x, [0, 0], [0, 0], [1, -2], ellipsis_mask=1, begin_mask=2, end_mask=2)
+    np.testing.assert_array_equal(got.numpy(), x[..., ::-2])
+
+
+def test_negative_stride_slice_is_differentiable_in_float64():
+    x = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: tf.strided_slice(t, [3, -1], [0, 0], [-2, -3]), (x,))
+    torch.autograd.gradcheck(lambda t: tf.reverse(t, [0, 1]), (x,))
+
+
+def test_failed_slices_change_nothing():
+    v = tf.Variable(np.arange(6.0, dtype=np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.strided_slice(v, [1], [0], [0])
+    np.testing.assert_array_equal(v.numpy(), np.arange(6.0))
+
+
+# ---------------------------------------------------------------------------
+# einsum == numpy.einsum on random equations
+# ---------------------------------------------------------------------------
+
+@st.composite
+def _equations(draw):
+    letters = draw(st.lists(st.sampled_from("abcdef"), min_size=1, max_size=5, unique=True))
+    sizes = {c: draw(st.integers(1, 3)) for c in letters}
+    n_ops = draw(st.integers(1, 3))
+    subs = [draw(st.lists(st.sampled_from(letters), min_size=0, max_size=3)) for _ in range(n_ops)]
+    ellipsis = draw(st.booleans())
+    batch = tuple(draw(st.lists(st.integers(1, 2), max_size=2))) if ellipsis else ()
+    used = sorted({c for s in subs for c in s})
+    if draw(st.booleans()):
+        out = ("..." if ellipsis else "") + "".join(draw(st.permutations(used))[:draw(
+            st.integers(0, len(used)))])
+        eq = ",".join(("..." if ellipsis else "") + "".join(s) for s in subs) + "->" + out
+    else:
+        eq = ",".join(("..." if ellipsis else "") + "".join(s) for s in subs)
+    rng = np.random.RandomState(draw(st.integers(0, 2 ** 16)))
+    ops = [np.asarray(rng.randn(*(batch + tuple(sizes[c] for c in s)))) for s in subs]
+    return eq, ops
+
+
+@given(_equations())
+def test_einsum_matches_numpy(case):
+    eq, ops = case
+    got = tf.einsum(eq, *[torch.from_numpy(o) for o in ops])
+    np.testing.assert_allclose(got.numpy(), np.einsum(eq, *ops), rtol=1e-10, atol=1e-10)
+
+
+def test_einsum_refuses_size_one_broadcast_of_a_label():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expected dimension"):
+        tf.einsum("ij,j->ij", np.ones((2, 3), np.float32), np.ones(1, np.float32))
+
+
+@given(st.integers(0, 3))
+def test_tensordot_int_axes_is_numpy(n):
+    rng = np.random.RandomState(n)
+    a, b = rng.randn(2, 3, 2, 2), rng.randn(2, 2, 3)
+    k = min(n, 2)
+    b2 = rng.randn(*a.shape[a.ndim - k:], 3)
+    np.testing.assert_allclose(tf.tensordot(a, b2, k).numpy(), np.tensordot(a, b2, k), rtol=1e-12)
+    np.testing.assert_allclose(tf.tensordot(a, b, [[1, 3], [2, 1]]).numpy(),
+                               np.tensordot(a, b, [[1, 3], [2, 1]]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# sorting: TF's tie order (lower index first), both directions
+# ---------------------------------------------------------------------------
+
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=30), st.booleans())
+def test_argsort_is_stable_both_ways(values, descending):
+    direction = "DESCENDING" if descending else "ASCENDING"
+    got = tf.argsort(values, direction=direction).numpy()
+    keys = [-v if descending else v for v in values]
+    want = sorted(range(len(values)), key=lambda i: (keys[i], i))
+    assert got.tolist() == want
+    assert got.dtype == np.int32
+
+
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=30), st.data())
+def test_top_k_takes_lower_indices_first_on_ties(values, data):
+    k = data.draw(st.integers(0, len(values)))
+    res = tf.math.top_k(values, k)
+    want = sorted(range(len(values)), key=lambda i: (-values[i], i))[:k]
+    assert res.indices.numpy().tolist() == want
+    assert res.values.numpy().tolist() == [values[i] for i in want]
+
+
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=20), st.lists(st.integers(-6, 6), max_size=8))
+def test_searchsorted_is_numpy(seq, vals):
+    seq = sorted(seq)
+    for side in ("left", "right"):
+        got = tf.searchsorted(np.array(seq, np.int32), np.array(vals, np.int32), side=side)
+        np.testing.assert_array_equal(got.numpy(), np.searchsorted(seq, vals, side=side))
+
+
+# ---------------------------------------------------------------------------
+# partition / stitch, repeat, meshgrid
+# ---------------------------------------------------------------------------
+
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=12))
+def test_dynamic_stitch_inverts_dynamic_partition(parts):
+    data = np.arange(len(parts) * 2, dtype=np.float32).reshape(len(parts), 2)
+    pieces = tf.dynamic_partition(data, np.array(parts, np.int32), 4)
+    where = tf.dynamic_partition(np.arange(len(parts), dtype=np.int32), np.array(parts, np.int32), 4)
+    if not parts:
+        return
+    np.testing.assert_array_equal(tf.dynamic_stitch(where, pieces).numpy(), data)
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6))
+def test_repeat_is_numpy_repeat(reps):
+    x = np.arange(len(reps) * 2).reshape(len(reps), 2)
+    np.testing.assert_array_equal(tf.repeat(x, reps, axis=0).numpy(), np.repeat(x, reps, axis=0))
+    np.testing.assert_array_equal(tf.repeat(x, 2).numpy(), np.repeat(x, 2))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_is_numpy(indexing):
+    a, b, c = np.arange(3), np.arange(2), np.arange(4)
+    for got, want in zip(tf.meshgrid(a, b, c, indexing=indexing),
+                         np.meshgrid(a, b, c, indexing=indexing)):
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_linspace_ends_are_exact_and_the_result_is_tf_dtype():
+    out = tf.linspace(0.1, 0.7, 7)
+    assert out.dtype == torch.float32 and out[0].item() == np.float32(0.1)
+    assert out[-1].item() == np.float32(0.7)
+    assert tf.linspace(0, 1, 3).dtype == torch.float64
+
+
+# ---------------------------------------------------------------------------
+# host syncs: fixed-shape ops read nothing back, under the accelerator's policy
+# ---------------------------------------------------------------------------
+
+X = torch.arange(24.0).reshape(2, 3, 4)
+M = torch.eye(3) * 2 + 0.1
+_NO_SYNC = {
+    "strided_slice_neg": lambda: tf.strided_slice(X, [1, -1], [0, 0], [-1, -2]),
+    "reverse": lambda: tf.reverse(X, [0, 2]),
+    "slice": lambda: tf.slice(X, [0, 1, 1], [-1, 2, 2]),
+    "roll": lambda: tf.roll(X, [1, -1], [0, 2]),
+    "repeat_python": lambda: tf.repeat(X, [1, 2, 0], axis=1),
+    "sort": lambda: tf.sort(X, axis=1, direction="DESCENDING"),
+    "argsort": lambda: tf.argsort(X),
+    "top_k": lambda: tf.math.top_k(X, 2),
+    "searchsorted": lambda: tf.searchsorted(X, X),
+    "broadcast_to": lambda: tf.broadcast_to(X[:1], [2, 3, 4]),
+    "einsum": lambda: tf.einsum("bij,bjk->bik", X, X.transpose(1, 2)),
+    "tensordot": lambda: tf.tensordot(X, X, [[1, 2], [1, 2]]),
+    "tensor_scatter_nd_max": lambda: tf.tensor_scatter_nd_max(X, [[0]], X[:1]),
+    "linspace": lambda: tf.linspace(X[0], X[1], 5, axis=-1),
+    "inv": lambda: tf.linalg.inv(M),
+    "solve": lambda: tf.linalg.solve(M, M),
+    "norm": lambda: tf.norm(X, axis=[1, 2]),
+    "band_part": lambda: tf.linalg.band_part(M, 1, 0),
+    "diag": lambda: tf.linalg.diag(X[0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NO_SYNC))
+def test_fixed_shape_ops_do_not_sync_under_the_accelerator_policy(name):
+    with accelerator_policy():
+        with host_syncs() as log:
+            _NO_SYNC[name]()
+    assert not list(log), f"{name} synced: {[str(s) for s in log][:3]}"
+
+
+def test_inv_checks_singularity_on_cpu_only():
+    singular = torch.tensor([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not invertible"):
+        tf.linalg.inv(singular)
+    with accelerator_policy():
+        out = tf.linalg.inv(singular)  # TF's GPU kernel does not stop the stream either
+    assert not torch.isfinite(out).all()
