@@ -9,6 +9,20 @@ from .ops.nn_ops import log_softmax, softmax
 from .ops.reduction_ops import (add_n, argmax, cumsum, reduce_all, reduce_any, reduce_max,
                                 reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from .ops.unary_ops import exp, log, rsqrt, sigmoid, sign, sqrt, square, tanh
+from .ops.binary_math_ops import (atan2, divide_no_nan, multiply_no_nan, polyval,
+                                  squared_difference, xdivy, xlogy)
+from .ops.complex_ops import angle, conj, imag, real
+from .ops.counting_ops import bincount, confusion_matrix, in_top_k
+from .ops.reduction_math_ops import (accumulate_n, argmin, count_nonzero, cumprod,
+                                     reduce_euclidean_norm, reduce_logsumexp, reduce_std,
+                                     reduce_variance)
+from .ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+                              unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
+                              unsorted_segment_prod, unsorted_segment_sqrt_n)
+from .ops.unary_math_ops import (acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, digamma,
+                                 erf, erfc, expm1, floor, is_finite, is_inf, is_nan, lgamma,
+                                 log1p, log_sigmoid, reciprocal, rint, round, sin, sinh, softplus,
+                                 softsign, tan)
 from .ops.sort_ops import top_k
 
 __all__ = [
@@ -20,5 +34,18 @@ __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "softmax", "log_softmax",
+]
+
+# -- issue 9 (engineer D) --
+__all__ += [
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "log1p", "expm1", "log_sigmoid", "softplus", "softsign", "reciprocal", "round",
+    "floor", "ceil", "rint", "erf", "erfc", "lgamma", "digamma", "squared_difference",
+    "divide_no_nan", "multiply_no_nan", "xlogy", "xdivy", "is_nan", "is_inf", "is_finite",
+    "reduce_logsumexp", "reduce_std", "reduce_variance", "reduce_euclidean_norm", "cumprod",
+    "argmin", "count_nonzero", "bincount", "segment_sum", "segment_mean", "segment_max",
+    "segment_min", "segment_prod", "unsorted_segment_mean", "unsorted_segment_max",
+    "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n", "polyval",
+    "accumulate_n", "conj", "real", "imag", "angle", "confusion_matrix", "in_top_k",
 ]
 __all__ += ["top_k"]

@@ -28,3 +28,8 @@ __all__ += [
     "avg_pool3d", "pool",
 ]
 __all__ += ["top_k"]
+
+# -- math ops also in tf.nn (issue 9, engineer D) --
+from .ops.counting_ops import in_top_k
+from .ops.unary_math_ops import softplus, softsign
+__all__ += ["softplus", "softsign", "in_top_k"]

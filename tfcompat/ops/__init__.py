@@ -77,3 +77,13 @@ __all__ += ["broadcast_to", "broadcast_static_shape", "broadcast_dynamic_shape",
             "linspace", "sequence_mask", "ensure_shape", "tensor_scatter_nd_sub",
             "tensor_scatter_nd_min", "tensor_scatter_nd_max", "unique_with_counts",
             "dynamic_partition", "dynamic_stitch", "einsum", "eye", "norm", "tensordot"]
+
+# -- math (issue 9, engineer D) --
+from .binary_math_ops import atan2, truncatediv, truncatemod
+from .complex_ops import complex
+from .reduction_math_ops import argmin, reduce_logsumexp
+from .unary_math_ops import (acos, acosh, asin, asinh, atan, atanh, cos, cosh, floor, round, sin,
+                             sinh, tan)
+__all__ += ["sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh",
+            "acosh", "atanh", "round", "floor", "truncatediv", "truncatemod", "complex",
+            "reduce_logsumexp", "argmin"]

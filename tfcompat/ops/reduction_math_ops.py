@@ -1,0 +1,248 @@
+"""Statistical reductions and scans of `tf.math`: `reduce_logsumexp`, `reduce_variance`,
+`reduce_std`, `reduce_euclidean_norm`, `count_nonzero`, `argmin`, `cumprod`, `accumulate_n`.
+
+Each follows TF's formula, so its rounding is TF's:
+
+* `reduce_logsumexp` is `log(sum(exp(x - m))) + m` with `m` the
+  (gradient-stopped) max, replaced by 0 where it is not finite, so `+inf`
+  entries give `inf`, an all `-inf` slice `-inf`;
+* `reduce_variance` is the population variance computed as TF does:
+  `mean(square(x - mean(x)))` (complex: `mean(real(conj(d) * d))`),
+  `reduce_std` its `sqrt`; integer inputs are a `TypeError`;
+* `reduce_euclidean_norm` is `sqrt(sum(x * conj(x)))` in the input's dtype
+  (integers square and sum with wrap-around, then the root is truncated), and
+  its gradient is TF's `x / (norm / g)` (NaN at a zero norm, as TF);
+* `cumprod` shifts the inclusive product for `exclusive`, and its gradient
+  is TF's `div_no_nan(cumsum(prod * g, reverse=not reverse), x)`: 0 at an
+  input that is 0, as TF (torch's own cumprod gradient is exact there).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ..framework import dtypes
+from ..framework.errors import invalid_argument as invalid
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from . import _dispatch as D
+from ._shape_args import reduction_axes, single_axis
+from .reduction_ops import _ARGMAX_OUTPUT, add_n, reduce_max, reduce_mean, reduce_sum
+
+__all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm",
+           "count_nonzero", "argmin", "cumprod", "accumulate_n"]
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                     name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_logsumexp` (also `tf.reduce_logsumexp`): `log(sum(exp(x)))` over `axis`.
+
+    TF's stable formula: the max over `axis` (gradient stopped, 0 where not
+    finite) is subtracted before `exp` and added back after `log`. Floating only.
+    """
+    x = convert_to_tensor(input_tensor)
+    raw_max = reduce_max(x, axis=axis, keepdims=True)
+    D.check_dtype("Exp", x.dtype, D.FLOATS | D.COMPLEX)
+    my_max = torch.where(torch.isfinite(raw_max), raw_max, torch.zeros((), dtype=x.dtype,
+                                                                       device=x.device)).detach()
+    result = torch.log(reduce_sum(torch.exp(x - my_max), axis=axis, keepdims=keepdims))
+    if not keepdims:
+        my_max = my_max.reshape(result.shape)
+    return result + my_max
+
+
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                    name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_variance`: population variance `mean(square(x - mean(x)))` over `axis`.
+
+    Complex inputs give the real `mean(real(conj(d) * d))`; integers are a
+    `TypeError` (as TF: cast to a float first).
+    """
+    x = convert_to_tensor(input_tensor)
+    means = reduce_mean(x, axis=axis, keepdims=True)
+    if means.dtype in D.INTS:
+        raise TypeError(f"Input must be either real or complex. Received integer type "
+                        f"<dtype: '{dtypes.from_torch(means.dtype).name}'>.")
+    diff = x - means
+    if diff.is_complex():
+        squared = torch.real(torch.conj_physical(diff) * diff)
+    else:
+        squared = torch.square(diff)
+    return reduce_mean(squared, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_std`: `sqrt(reduce_variance(x))`, the population standard deviation."""
+    return torch.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def _sum(t: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    """`torch.sum` over `dims`, where `()` reduces nothing (torch would reduce everything)."""
+    return t if dims == () else torch.sum(t, dim=dims, keepdim=keepdim, dtype=t.dtype)
+
+
+class _EuclideanNorm(torch.autograd.Function):
+    """`sqrt(sum(x * x))` with TF's EuclideanNorm gradient `x / (norm / g)`."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, dims: tuple, keepdims: bool) -> torch.Tensor:
+        kept = torch.sqrt(_sum(x * x, dims, True))
+        ctx.save_for_backward(x, kept)
+        ctx.keepdims = keepdims
+        return kept if keepdims or dims == () else kept.squeeze(dims)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        x, kept = ctx.saved_tensors
+        if not ctx.keepdims:
+            grad = grad.reshape(kept.shape)
+        return x / (kept / grad), None, None
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.reduce_euclidean_norm`: `sqrt(sum(x * conj(x)))` over `axis`, in the input's dtype.
+
+    Integers square and sum with wrap-around and the root is truncated (as
+    TF's kernel); complex inputs give a complex result with zero imaginary
+    part. The gradient is TF's `x / (norm / g)`.
+    """
+    x = convert_to_tensor(input_tensor)
+    D.check_dtype("EuclideanNorm", x.dtype, D.NUMERIC)
+    dims = reduction_axes(axis, x.dim(), "EuclideanNorm")
+    dims = tuple(range(x.dim())) if dims is None else dims
+    keep = bool(keepdims)
+    if x.dtype in D.INTS:
+        return torch.sqrt(_sum(x * x, dims, keep).to(torch.float64)).to(x.dtype)
+    if x.is_complex():
+        return torch.sqrt(_sum(x * x.conj(), dims, keep))
+    if torch.is_grad_enabled() and x.requires_grad:
+        return _EuclideanNorm.apply(x, dims, keep)
+    return torch.sqrt(_sum(x * x, dims, keep))
+
+
+def count_nonzero(input: Any, axis: Any = None, keepdims: Optional[bool] = None,  # noqa: A002
+                  dtype: Any = dtypes.int64, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.count_nonzero`: the number of non-zero entries over `axis` (NaN counts).
+
+    Counted in int64 and cast to `dtype` (default int64), as TF.
+    """
+    x = convert_to_tensor(input)
+    predicate = x if x.dtype is torch.bool else x != 0
+    counts = reduce_sum(predicate.to(torch.int64), axis=axis, keepdims=bool(keepdims))
+    return counts.to(dtypes.to_torch(dtype))
+
+
+def argmin(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noqa: A002 - TF name
+           name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.argmin` (also `tf.argmin`): index of the smallest value along `axis` (default 0).
+
+    Ties go to the first index; NaN never wins (as TF's CPU kernel), so an
+    all-NaN slice gives 0. `output_type` int64 by default, or int16/int32.
+    bool inputs are allowed, complex ones not.
+    """
+    x = convert_to_tensor(input)
+    D.check_dtype("ArgMin", x.dtype, D.REAL | {torch.bool})
+    out_dtype = dtypes.to_torch(output_type)
+    D.check_dtype("ArgMin", out_dtype, _ARGMAX_OUTPUT, attr="output_type",
+                  names=("int16", "uint16", "int32", "int64"))
+    if isinstance(axis, (list, tuple)):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    a = 0 if axis is None else single_axis(axis, "ArgMin")
+    rank = x.dim()
+    if not -rank <= a < rank:
+        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}", "ArgMin")
+    if x.shape[a] == 0:
+        raise invalid(f"Reduction axis {a % rank} is empty in shape {list(x.shape)}", "ArgMin")
+    if x.dtype is torch.bool:
+        x = x.to(torch.uint8)
+    elif x.is_floating_point():
+        x = torch.nan_to_num(x, nan=float("inf"), posinf=float("inf"), neginf=-float("inf"))
+    return torch.argmin(x, dim=a).to(out_dtype)
+
+
+def _scan(fn: Any, x: torch.Tensor, a: int, exclusive: bool, reverse: bool,
+          identity: int) -> torch.Tensor:
+    """An inclusive scan `fn` along `a`; `exclusive` shifts it by one, starting at `identity`."""
+    if reverse:
+        x = x.flip(a)
+    out = fn(x, dim=a, dtype=x.dtype)
+    if exclusive:
+        n = out.shape[a]
+        first = torch.full_like(out.narrow(a, 0, min(1, n)), identity)
+        out = torch.cat([first, out.narrow(a, 0, max(n - 1, 0))], dim=a)
+    if reverse:
+        out = out.flip(a)
+    return out
+
+
+class _Cumprod(torch.autograd.Function):
+    """cumprod with TF's gradient: `div_no_nan(cumsum(prod * g, reverse=not reverse), x)`."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, a: int, exclusive: bool, reverse: bool) -> torch.Tensor:
+        out = _scan(torch.cumprod, x, a, exclusive, reverse, 1)
+        ctx.save_for_backward(x, out)
+        ctx.args = (a, exclusive, reverse)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        x, prod = ctx.saved_tensors
+        a, exclusive, reverse = ctx.args
+        out = _scan(torch.cumsum, prod * grad, a, exclusive, not reverse, 0)
+        zero = torch.zeros((), dtype=out.dtype, device=out.device)
+        return torch.where(x == 0, zero, out / x), None, None, None
+
+
+def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+            name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.cumprod`: running product along `axis`, in the input's dtype (`torch.cumprod`).
+
+    `exclusive` starts from 1 (each output excludes its own element),
+    `reverse` multiplies from the end. TF's gradient (0 at zero inputs).
+    """
+    xt = convert_to_tensor(x)
+    D.check_dtype("Cumprod", xt.dtype, D.NUMERIC)
+    a = single_axis(axis, "Cumprod")
+    rank = xt.dim()
+    if not -rank <= a < rank:
+        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}",
+                      "Cumprod")
+    a %= rank
+    if torch.is_grad_enabled() and xt.requires_grad:
+        return _Cumprod.apply(xt, a, bool(exclusive), bool(reverse))
+    return _scan(torch.cumprod, xt, a, bool(exclusive), bool(reverse), 1)
+
+
+def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None,
+                 name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.accumulate_n`: `add_n` of a list of same-shaped, same-dtype tensors (TF 2 does so).
+
+    A non-list, an empty list or mixed dtypes are `ValueError`; shapes that
+    disagree with each other or with `shape` are `ValueError`; `tensor_dtype`
+    other than the inputs' is `TypeError`. One input is returned as it is.
+    """
+    message = "inputs must be a list of at least one Tensor with the same dtype and shape"
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError(message)
+    tensors = [x if isinstance(x, IndexedSlices) else convert_to_tensor(x) for x in inputs]
+    if any(isinstance(t, IndexedSlices) for t in tensors):
+        raise ValueError(message)
+    if any(t.dtype is not tensors[0].dtype for t in tensors):
+        raise ValueError(message)
+    merged = TensorShape(None) if shape is None else TensorShape(shape)
+    for t in tensors:
+        merged = merged.merge_with(TensorShape(list(t.shape)))
+    if tensor_dtype is not None and dtypes.to_torch(tensor_dtype) is not tensors[0].dtype:
+        got, want = dtypes.from_torch(tensors[0].dtype), dtypes.as_dtype(tensor_dtype)
+        raise TypeError(f"The `tensor_dtype` argument is <dtype: '{want.name}'>, but `input` is "
+                        f"of type <dtype: '{got.name}'>. These must be equal. Try casting the "
+                        "input to the desired type.")
+    if len(tensors) == 1:
+        return tensors[0]
+    return add_n(tensors)
