@@ -278,15 +278,14 @@ class UnbatchDataset(Dataset):
 
     def _cardinality(self) -> int:
         n = self._inputs[0]._cardinality()
-        spec = self._inputs[0]._spec_or(False)
-        sizes = set() if spec is None else {s.shape[0] for s in structure.flatten(spec)
-                                            if isinstance(s, TensorSpec) and s.shape.rank}
-        known = len(sizes) == 1 and None not in sizes
-        if n == INFINITE and known and sizes != {0}:
-            return INFINITE
-        if n in (INFINITE, UNKNOWN) or not known:
-            return UNKNOWN
-        return n * sizes.pop()
+        if n in (INFINITE, UNKNOWN):
+            return n
+        spec = self._inputs[0]._spec_or(True)  # (a map's spec runs it: see docs/data.md)
+        sizes = {s.shape[0] for s in structure.flatten(spec)
+                 if isinstance(s, TensorSpec) and s.shape.rank}
+        if len(sizes) == 1 and None not in sizes and sizes != {0}:
+            return n * sizes.pop()
+        return UNKNOWN
 
 
 _UnbatchDataset = UnbatchDataset
