@@ -253,3 +253,33 @@ def test_inv_checks_singularity_on_cpu_only():
     with accelerator_policy():
         out = tf.linalg.inv(singular)  # TF's GPU kernel does not stop the stream either
     assert not torch.isfinite(out).all()
+
+
+# ---------------------------------------------------------------------------
+# docs/differences.md "Negative-step slices" and "A tensor's device"
+# ---------------------------------------------------------------------------
+
+def test_bare_tensors_keep_torchs_getitem_and_tf_ops_take_negative_steps():
+    t = torch.arange(5)
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        t[::-1]  # torch's own __getitem__, never patched
+    np.testing.assert_array_equal(tf.reverse(t, [0]).numpy(), np.arange(5)[::-1])
+    np.testing.assert_array_equal(tf.strided_slice(t, [0], [0], [-1], begin_mask=1,
+                                                   end_mask=1).numpy(), np.arange(5)[::-1])
+    np.testing.assert_array_equal(tf.strided_slice(t, [3], [0], [-2]).numpy(), [3, 1])
+
+
+def test_variable_slice_assign_takes_negative_steps():
+    v = tf.Variable([1.0, 2.0, 3.0, 4.0])
+    v[::-2].assign([10.0, 20.0])  # TF writes positions 3 and 1
+    np.testing.assert_array_equal(v.numpy(), [1.0, 20.0, 3.0, 10.0])
+
+
+def test_documented_device_name_spelling():
+    from tfcompat.framework.device import canonicalize
+
+    x = tf.constant([1.0])
+    assert isinstance(x.device, torch.device)
+    assert canonicalize(x.device) == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert canonicalize(x.device).endswith("CPU:0")
+    assert tf.Variable(1.0).device.endswith("CPU:0")
