@@ -39,12 +39,16 @@ _FLOAT_NAMES = ["half", "bfloat16", "float", "double"]
 _CONVS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
 
+_FIRST = {n: (0, n + 1) + tuple(range(1, n + 1)) for n in (1, 2, 3)}
+_LAST = {n: (0,) + tuple(range(2, n + 2)) + (1,) for n in (1, 2, 3)}
+
+
 def _to_first(x: torch.Tensor, n: int) -> torch.Tensor:
-    return x.permute(0, n + 1, *range(1, n + 1))
+    return x.permute(_FIRST[n])
 
 
 def _to_last(x: torch.Tensor, n: int) -> torch.Tensor:
-    return x.permute(0, *range(2, n + 2), 1)
+    return x.permute(_LAST[n])
 
 
 def _compute_dtype(x: torch.Tensor) -> Optional[torch.dtype]:
@@ -69,7 +73,7 @@ def _pad_extra(x: torch.Tensor, extra: Sequence[Tuple[int, int]], cf: bool) -> t
         spec += [b, a]
     if not cf:
         spec = [0, 0] + spec  # the channel axis is last: F.pad starts from the last axis
-    return F.pad(x, spec)
+    return F.pad(x, tuple(spec))  # (a tuple: torch parses a list more slowly)
 
 
 def convolve(x: torch.Tensor, weight: torch.Tensor, n: int, cf: bool, strides: Sequence[int],
