@@ -42,7 +42,8 @@ def _human(n: float) -> str:
     return f"{n:.1f} GiB"
 
 
-def inspect(path: str, tensor: str | None = None, out: Any = sys.stdout) -> int:
+def inspect(path: str, tensor: str | None = None, out: Any = None) -> int:
+    out = out or sys.stdout
     reader = load_checkpoint(path)
     try:
         if tensor is not None:
@@ -59,7 +60,8 @@ def inspect(path: str, tensor: str | None = None, out: Any = sys.stdout) -> int:
             shape, dtype = shapes[key], dtypes[key]
             nbytes = _nbytes(dtype, shape)
             size = _human(nbytes) if nbytes is not None else "-"
-            print(f"{key:<{width}}  {dtype.name:<10} {str(shape):<16} {size:>10}", file=out)
+            dims = "[" + ",".join(str(d) for d in shape) + "]"
+            print(f"{key:<{width}}  {dtype.name:<10} {dims:<16} {size:>10}", file=out)
             if key == OBJECT_GRAPH_KEY:
                 continue
             count += 1
@@ -110,9 +112,10 @@ class _Progress:
 
 
 def convert(path: str, output: str, name_map_path: str | None = None, progress: bool | None = None,
-            out: Any = sys.stdout) -> int:
+            out: Any = None) -> int:
     from . import torch_export
 
+    out = out or sys.stdout
     name_map = None
     if name_map_path is not None:
         with open(name_map_path) as f:
@@ -155,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "inspect":
             return inspect(args.checkpoint, args.tensor)
         return convert(args.checkpoint, args.output, args.name_map, args.progress)
+    except BrokenPipeError:  # `... | head`: the reader left, nothing to report
+        sys.stderr.close()
+        return 0
     except (errors.OpError, ValueError, KeyError, ImportError, OSError) as error:
         print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
         return 1

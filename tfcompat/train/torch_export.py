@@ -161,10 +161,10 @@ def state_dict_from_values(values: Mapping[str, Any], name_map: Any = None) -> "
 def _to_torch(value: Any) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
-    array = np.ascontiguousarray(value)
+    array = np.array(value, order="C")  # a copy; 0-d stays 0-d (ascontiguousarray would make it 1-d)
     if array.dtype.name == "bfloat16":
-        return torch.from_numpy(array.view(np.uint16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(array.copy())
+        return torch.from_numpy(array.view(np.uint16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
 
 
 def save_safetensors(state_dict: Mapping[str, torch.Tensor], path: Any,
