@@ -142,13 +142,22 @@ class _StringDType(_dtypes.DType):
     __hash__ = _dtypes.DType.__hash__
 
 
-# DTypes tfcompat's dtype module does not define (it keeps to what its ops
-# compute in); a checkpoint can still hold them. Built here, once.
+def _extra(name: str, torch_dtype: Any, numpy_type: Any, enum: int) -> _dtypes.DType:
+    found = getattr(_dtypes, name, None)
+    if isinstance(found, _dtypes.DType):
+        return found
+    if name == "string":
+        return _StringDType(name, None, numpy_type, enum)
+    return _dtypes.DType(name, torch_dtype, numpy_type, enum)
+
+
+# DTypes a checkpoint can hold that tfcompat's dtype module may not define (it
+# keeps to what its ops compute in): its own objects are used where it has them.
 _EXTRA_DTYPES = {
-    DataType.DT_UINT16: _dtypes.DType("uint16", torch.uint16, np.uint16, DataType.DT_UINT16),
-    DataType.DT_UINT32: _dtypes.DType("uint32", torch.uint32, np.uint32, DataType.DT_UINT32),
-    DataType.DT_UINT64: _dtypes.DType("uint64", torch.uint64, np.uint64, DataType.DT_UINT64),
-    DataType.DT_STRING: _StringDType("string", None, object, DataType.DT_STRING),
+    DataType.DT_UINT16: _extra("uint16", torch.uint16, np.uint16, DataType.DT_UINT16),
+    DataType.DT_UINT32: _extra("uint32", torch.uint32, np.uint32, DataType.DT_UINT32),
+    DataType.DT_UINT64: _extra("uint64", torch.uint64, np.uint64, DataType.DT_UINT64),
+    DataType.DT_STRING: _extra("string", None, object, DataType.DT_STRING),
 }
 
 
@@ -178,12 +187,12 @@ def datatype_of(array_dtype: Any) -> int:
 
 def tf_dtype(datatype: int) -> _dtypes.DType:
     """The tfcompat `DType` for a TF `DataType` number."""
-    extra = _EXTRA_DTYPES.get(datatype)
-    if extra is not None:
-        return extra
     try:
         return _dtypes.as_dtype(datatype)
     except TypeError:
+        extra = _EXTRA_DTYPES.get(datatype)
+        if extra is not None:
+            return extra
         numpy_dtype(datatype)  # raises the unsupported-dtype TypeError
         raise
 

@@ -175,18 +175,21 @@ def _snappy_decompress(data: bytes, filename: str) -> bytes:
     try:
         import cramjam  # type: ignore
 
-        return bytes(cramjam.snappy.decompress_raw(data))
+        decompress = lambda b: bytes(cramjam.snappy.decompress_raw(b))  # noqa: E731
     except ImportError:
-        pass
-    try:
-        import snappy  # type: ignore
+        try:
+            import snappy  # type: ignore
 
-        return snappy.uncompress(data)
-    except ImportError:
-        raise _data_loss(
-            filename, "A snappy-compressed block (TF writes indexes uncompressed; this one was "
-            "written by another tool) cannot be read without a snappy decoder: "
-            "pip install cramjam (or python-snappy)") from None
+            decompress = snappy.uncompress
+        except ImportError:
+            raise _data_loss(
+                filename, "A snappy-compressed block (TF writes indexes uncompressed; this one was "
+                "written by another tool) cannot be read without a snappy decoder: "
+                "pip install cramjam (or python-snappy)") from None
+    try:
+        return decompress(data)
+    except Exception as e:  # the decoders raise their own error types
+        raise _data_loss(filename, f"A corrupted snappy block ({e})") from None
 
 
 def _read_handle(data: bytes, pos: int, end: int) -> tuple[int, int, int]:
@@ -254,10 +257,13 @@ def read_table(data: bytes, filename: str) -> list[tuple[bytes, bytes]]:
     if magic != MAGIC:
         raise _data_loss(filename, "Not a table (bad magic number)")
     try:
-        _, _, pos = _read_handle(data, footer_at, footer_at + 40)
+        meta_off, meta_size, pos = _read_handle(data, footer_at, footer_at + 40)
         index_off, index_size, _ = _read_handle(data, pos, footer_at + 40)
     except DecodeError:
         raise _data_loss(filename, "A corrupted table footer") from None
+    # TF's metaindex is empty and unused, but checking it leaves only the
+    # footer's padding unverified.
+    _block_entries(_read_block(data, meta_off, meta_size, filename, "metaindex"), filename, "metaindex")
     index = _block_entries(_read_block(data, index_off, index_size, filename, "index"), filename, "index")
     out: list[tuple[bytes, bytes]] = []
     prev_end = 0

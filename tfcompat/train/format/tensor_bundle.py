@@ -599,6 +599,8 @@ class BundleReader:
         parts = []
         for bounds, index in slices:
             skey = encode_tensor_name_slice(bkey, bounds)
+            if skey not in self._raw:
+                raise self._loss(f"The entry of slice {bounds} is missing", bkey)
             sentry = self.entry(skey)
             if sentry.dtype != entry.dtype or sentry.slices:
                 raise self._loss("A slice's entry does not match its tensor", bkey)
