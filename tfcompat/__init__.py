@@ -24,6 +24,7 @@ from .framework import tensor_methods as _tensor_methods  # noqa: F401  (adds to
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .autodiff import GradientTape, UnconnectedGradients, init_scope, stop_gradient
+from .autodiff.custom_gradient import custom_gradient, recompute_grad
 from .ops import *  # noqa: F401,F403  (the op subset; see docs/op_coverage.md)
 
 Tensor = _torch.Tensor
