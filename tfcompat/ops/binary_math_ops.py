@@ -216,11 +216,11 @@ _DIV_NO_NAN_TYPES = ("tf.uint8, tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int3
                      "tf.complex128")
 
 
-def _same_dtype(xt: torch.Tensor, yt: torch.Tensor, end: str = ".") -> None:
+def _same_dtype(xt: torch.Tensor, yt: torch.Tensor) -> None:
     if xt.dtype is not yt.dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got "
                         f"tf.{dtypes.from_torch(xt.dtype).name} != "
-                        f"tf.{dtypes.from_torch(yt.dtype).name}{end}")
+                        f"tf.{dtypes.from_torch(yt.dtype).name}.")
 
 
 def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -248,13 +248,12 @@ def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
 def multiply_no_nan(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.multiply_no_nan`: `0` where `y == 0` (even for `x` inf or NaN), else `x * y`.
 
-    `y` is converted to `x`'s dtype; floating and complex only. TF's
+    `y` is converted to `x`'s dtype (a tensor of another dtype is TF's
+    `ValueError`); floating and complex only. TF's
     gradient: `mul_no_nan(g, y)` and `mul_no_nan(x, g)`.
     """
     xt = convert_to_tensor(x)
-    yt = convert_to_tensor_on(xt.device, y, dtype=xt.dtype) if not is_tensor_like(y) else \
-        convert_to_tensor(y)
-    _same_dtype(xt, yt, "")
+    yt = convert_to_tensor_on(xt.device, y, dtype=xt.dtype)  # a tensor of another dtype: ValueError
     D.check_dtype("MulNoNan", xt.dtype, _FLOATS_COMPLEX)
     return _safe("MulNoNan", "mul_no_nan", xt, yt)
 
