@@ -90,3 +90,16 @@ def test_weighted_moments_with_unit_weights_are_moments():
     m, v = nn.moments(x, [0])
     np.testing.assert_allclose(wm.numpy(), m.numpy(), rtol=1e-12)
     np.testing.assert_allclose(wv.numpy(), v.numpy(), rtol=1e-12)
+
+
+def test_embedding_lookup_mod_partitions_read_id_mod_n():
+    from tfcompat.ops.embedding_ops import embedding_lookup_v1
+    table = torch.arange(14.0).reshape(7, 2)
+    parts = [table[0::3], table[1::3], table[2::3]]  # "mod": id i in partition i % 3, row i // 3
+    ids = torch.tensor([[6, 0], [4, 5]])
+    assert torch.equal(embedding_lookup_v1(parts, ids), table[ids])
+    assert torch.equal(nn.embedding_lookup([table[:3], table[3:5], table[5:]], ids), table[ids])
+    with pytest.raises(errors.InvalidArgumentError):
+        embedding_lookup_v1(parts, [9])  # row 3 of partition 0 (which has 3 rows)
+    with pytest.raises(ValueError, match="partition strategy"):
+        embedding_lookup_v1(parts, [1], partition_strategy="cyclic")

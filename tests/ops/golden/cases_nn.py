@@ -145,3 +145,34 @@ GRADIENTS = {
     "log_softmax_axis0": Grad(lambda tf, x: tf.reduce_sum(tf.multiply(tf.nn.log_softmax(x, 0), B)),
                               [B[::-1].copy()]),
 }
+
+# -- embedding_lookup (TF 2: "div" partitions; compat.v1's "mod" is tested in test_nn_ext.py)
+E = _rng.standard_normal((7, 3)).astype(np.float32)
+_PARTS = [E[:3], E[3:5], E[5:]]  # "div" layout of 7 ids over 3 partitions: 3, 2, 2
+_UNEVEN = [E[:2], E[2:5], E[5:]]  # sizes TF's "div" formula does not assume
+IDS = np.array([[0, 6, 2], [5, 5, 3]], np.int32)
+CASES.update({
+    "embedding_lookup": lambda tf: tf.nn.embedding_lookup(E, IDS),
+    "embedding_lookup_int64_ids": lambda tf: tf.nn.embedding_lookup(E, IDS.astype(np.int64)),
+    "embedding_lookup_scalar_id": lambda tf: tf.nn.embedding_lookup(E, 4),
+    "embedding_lookup_variable": lambda tf: tf.nn.embedding_lookup(tf.Variable(E), IDS),
+    "embedding_lookup_partitions": lambda tf: tf.nn.embedding_lookup(_PARTS, IDS),
+    "embedding_lookup_uneven_partitions": lambda tf: tf.nn.embedding_lookup(_UNEVEN,
+                                                                            [0, 1, 2, 3]),
+    "embedding_lookup_max_norm": lambda tf: tf.nn.embedding_lookup(E * 3, IDS, max_norm=1.5),
+    "embedding_lookup_max_norm_scalar_id": lambda tf: tf.nn.embedding_lookup(E * 3, 2,
+                                                                             max_norm=1.0),
+    "embedding_lookup_partitions_max_norm": lambda tf: tf.nn.embedding_lookup(_PARTS, IDS,
+                                                                              max_norm=0.5),
+    "embedding_lookup_out_of_range": lambda tf: tf.nn.embedding_lookup(E, [7]),
+    "embedding_lookup_float_ids": lambda tf: tf.nn.embedding_lookup(E, [1.0]),
+    "embedding_lookup_empty_list": lambda tf: tf.nn.embedding_lookup([], [0]),
+})
+GRADIENTS.update({
+    "embedding_lookup": Grad(lambda tf, e: tf.reduce_sum(tf.multiply(
+        tf.nn.embedding_lookup(e, IDS), E[:3])), [E]),
+    "embedding_lookup_max_norm": Grad(lambda tf, e: tf.reduce_sum(
+        tf.nn.embedding_lookup(e, IDS, max_norm=1.0)), [E * 3]),
+    "embedding_lookup_partitions": Grad(lambda tf, a, b, c: tf.reduce_sum(tf.multiply(
+        tf.nn.embedding_lookup([a, b, c], IDS), E[:3])), _PARTS),
+})
