@@ -2,7 +2,7 @@
 
 Run (TensorFlow 2.21 + tf_keras 2.21, NOT the project venv)::
 
-    /work/tfenv/bin/python tests/train/gen_checkpoints.py
+    /work/tfenv/bin/python tests/train/gen_checkpoints.py [object_based name_based sharded sliced dtypes example]
 
 It rewrites ``tests/train/fixtures/`` and ``examples/data/tf_checkpoint/``. Every
 checkpoint is written by TensorFlow itself; next to each one, ``<name>.json``
@@ -272,19 +272,21 @@ def gen_example_checkpoint() -> None:
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         step.assign_add(1)
     manager.save(checkpoint_number=int(step.numpy()))
+    final_loss = tf.reduce_mean(tf.square(model(x) - y))
     with open(os.path.join(directory, "loss.txt"), "w") as f:
-        f.write(f"{float(loss.numpy()):.6f}\n")  # TF's loss at the last step, printed by the example
+        f.write(f"{float(final_loss.numpy()):.6f}\n")  # TF's loss of the saved weights, shown by the example
+
+
+GENERATORS = {"object_based": gen_object_based, "name_based": gen_name_based, "sharded": gen_sharded,
+              "sliced": gen_sliced, "dtypes": gen_dtypes, "example": gen_example_checkpoint}
 
 
 def main() -> None:
+    """Every fixture, or only those named on the command line (`... gen_checkpoints.py example`)."""
     os.makedirs(FIXTURES, exist_ok=True)
-    tf.random.set_seed(0)
-    gen_object_based()
-    gen_name_based()
-    gen_sharded()
-    gen_sliced()
-    gen_dtypes()
-    gen_example_checkpoint()
+    for name in sys.argv[1:] or GENERATORS:
+        tf.random.set_seed(0)
+        GENERATORS[name]()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(FIXTURES) for f in fs)
     print(f"wrote {FIXTURES} ({total} bytes) and {EXAMPLE_DATA}")
 
