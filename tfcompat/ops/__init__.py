@@ -60,6 +60,8 @@ from .script_ops import numpy_function, py_function
 from .check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from .logging_ops import print_v2 as print  # noqa: A001  (TF's name: tf.print)
 __all__ += ["print"]
+from .tensor_array_ops import TensorArray
+__all__ += ["TensorArray"]
 __all__ += ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
 __all__ += ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", "group",
             "control_dependencies", "py_function", "numpy_function"]
