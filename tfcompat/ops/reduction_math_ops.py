@@ -165,12 +165,31 @@ def argmin(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noq
     return torch.argmin(x, dim=a).to(out_dtype)
 
 
+# Axes up to this length are scanned step by step in the dtype (TF's Eigen scan rounds every
+# step to the dtype; torch's CPU cumsum/cumprod accumulate float32 and half in double/float,
+# so they are *more* precise than TF). Longer axes use torch's scan and may differ from TF
+# in the last bits.
+_STEPWISE_MAX = 4096
+_WIDE_ACCUMULATION = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.complex64})
+
+
+def _inclusive(fn: Any, step: Any, x: torch.Tensor, a: int) -> torch.Tensor:
+    n = x.shape[a]
+    if x.dtype not in _WIDE_ACCUMULATION or n > _STEPWISE_MAX or n <= 1 or x.device.type != "cpu":
+        return fn(x, dim=a, dtype=x.dtype)
+    parts = list(x.unbind(a))
+    for i in range(1, n):
+        parts[i] = step(parts[i - 1], parts[i])
+    return torch.stack(parts, a)
+
+
 def _scan(fn: Any, x: torch.Tensor, a: int, exclusive: bool, reverse: bool,
           identity: int) -> torch.Tensor:
     """An inclusive scan `fn` along `a`; `exclusive` shifts it by one, starting at `identity`."""
     if reverse:
         x = x.flip(a)
-    out = fn(x, dim=a, dtype=x.dtype)
+    step = torch.mul if fn is torch.cumprod else torch.add
+    out = _inclusive(fn, step, x, a)
     if exclusive:
         n = out.shape[a]
         first = torch.full_like(out.narrow(a, 0, min(1, n)), identity)
