@@ -93,8 +93,9 @@ def _stack(elements: List[Any]) -> Any:
     first = elements[0]
     if not structure.is_structure(first):
         return _stack_component(elements, 0)
-    columns = zip(*(structure.flatten(e) for e in elements))
-    return structure.pack(first, [_stack_component(list(c), i) for i, c in enumerate(columns)])
+    flatten = structure.flattener(first)
+    columns = zip(*map(flatten, elements))
+    return structure.packer(first)([_stack_component(list(c), i) for i, c in enumerate(columns)])
 
 
 def _stack_component(parts: List[Any], index: int) -> torch.Tensor:

@@ -72,9 +72,12 @@ class TensorSliceDataset(Dataset):
         if not structure.is_structure(self._structure):
             yield from rows[0]
             return
-        pack, shape = structure.pack, self._structure
-        for i in range(self._n):
-            yield pack(shape, [r[i] for r in rows])
+        pack = structure.packer(self._structure)
+        if pack is tuple:
+            yield from zip(*rows)
+            return
+        for leaves in zip(*rows):
+            yield pack(leaves)
 
     def _cardinality(self) -> int:
         return self._n
@@ -104,9 +107,12 @@ class RangeDataset(Dataset):
         self._spec = TensorSpec(TensorShape([]), self._dtype)
 
     def _iterate(self) -> Iterator[Any]:
-        dtype = self._dtype.as_torch
-        for i in self._range:
-            yield torch.tensor(i, dtype=dtype)
+        # Scalars come as views of one arange per chunk: a view is several times cheaper to
+        # make than a fresh 0-d tensor, and elements are never written into.
+        dtype, r, chunk = self._dtype.as_torch, self._range, 1024
+        for first in range(0, len(r), chunk):
+            part = r[first:first + chunk]
+            yield from torch.arange(part.start, part.stop, part.step, dtype=dtype).unbind(0)
 
     def _cardinality(self) -> int:
         return len(self._range)

@@ -63,8 +63,14 @@ def normalize(value: Any, dtype_of: Optional[Callable[[int], Any]] = None) -> An
 
 def normalize_output(value: Any) -> Any:
     """What a user function returned, as an element (a top-level list reads as a tuple)."""
-    if isinstance(value, list):
+    kind = type(value)
+    if kind is torch.Tensor:  # the common results, already elements: no rebuild
+        return value
+    if kind is list:
         value = tuple(value)
+        kind = tuple
+    if kind is tuple and all(type(v) is torch.Tensor for v in value):
+        return value
     return normalize(value)
 
 
@@ -84,6 +90,49 @@ def flatten(element: Any) -> list:
 def pack(structure: Any, leaves: list) -> Any:
     """Rebuild `structure` with `leaves` (in `flatten` order)."""
     return nest.pack_sequence_as(structure, leaves)
+
+
+def packer(structure: Any) -> Callable[[Any], Any]:
+    """A fast `pack(structure, leaves)` for one structure, for the per-element hot paths:
+    plain tuples and dicts of leaves are rebuilt directly (no structure walk per element)."""
+    if not is_structure(structure):
+        return lambda leaves: leaves[0]
+    children = list(structure.values()) if isinstance(structure, dict) else list(structure)
+    if any(is_structure(c) for c in children):
+        return lambda leaves: nest.pack_sequence_as(structure, list(leaves))
+    if type(structure) is tuple:
+        return tuple
+    if type(structure) is dict:
+        keys = sorted(structure) if _sortable(structure) else list(structure)
+        order = list(structure)
+        if keys == order:
+            return lambda leaves: dict(zip(keys, leaves))
+        return lambda leaves: {k: v for k, v in sorted(zip(keys, leaves),
+                                                       key=lambda kv: order.index(kv[0]))}
+    return lambda leaves: nest.pack_sequence_as(structure, list(leaves))
+
+
+def flattener(structure: Any) -> Callable[[Any], Any]:
+    """A fast `flatten` for elements of one structure (the inverse of `packer`)."""
+    if not is_structure(structure):
+        return lambda element: (element,)
+    children = list(structure.values()) if isinstance(structure, dict) else list(structure)
+    if any(is_structure(c) for c in children):
+        return nest.flatten
+    if type(structure) is tuple:
+        return lambda element: element
+    if type(structure) is dict:
+        keys = sorted(structure) if _sortable(structure) else list(structure)
+        return lambda element: [element[k] for k in keys]
+    return nest.flatten
+
+
+def _sortable(mapping: Any) -> bool:
+    try:
+        sorted(mapping)
+        return True
+    except TypeError:
+        return False
 
 
 class DatasetSpec:
