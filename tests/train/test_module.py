@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import tfcompat as tf
+from tfcompat.train import module as module_lib
 from tfcompat.framework import variable_protocol as protocol
 from tfcompat.train.trackable import NoDependency
 
@@ -109,9 +110,9 @@ def test_flatten_options():
     m.sub = tf.Module()
     m.sub.w = tf.Variable(1.0)
     m.x = tf.Variable(2.0)
-    assert [float(v) for v in m._flatten(recursive=False, predicate=tf.train.module._is_variable)] \
+    assert [float(v) for v in m._flatten(recursive=False, predicate=module_lib._is_variable)] \
         == [2.0]
-    reverse = list(m._flatten(predicate=tf.train.module._is_variable,
+    reverse = list(m._flatten(predicate=module_lib._is_variable,
                               attribute_traversal_key=lambda k: -ord(k[0])))
     assert [float(v) for v in reverse] == [2.0, 1.0]
 

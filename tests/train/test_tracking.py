@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tfcompat as tf
+from tfcompat.train.trackable import Trackable
 from tfcompat.train.format.tensor_bundle import BundleReader
 from tfcompat.train.object_graph import TrackableObjectGraph
 
@@ -60,7 +61,7 @@ def test_root_child_conflict_is_value_error():
 
 
 def test_track_trackable_name_clash():
-    t = tf.train.Trackable()
+    t = Trackable()
     t._track_trackable(tf.Variable(1.0), "a")
     with pytest.raises(ValueError, match="already declared as a dependency"):
         t._track_trackable(tf.Variable(2.0), "a")

@@ -1,8 +1,8 @@
 """`tf.train`: checkpoints and tracking (re-exports only)."""
 
-from .checkpoint import Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus, NameBasedSaverStatus
-from .module import Module
-from .trackable import Trackable
+# tf.train.Checkpoint (checkpoint.py); tf.Module lives in module.py, Trackable in trackable.py
+# (TF exports neither under tf.train).
+from .checkpoint import Checkpoint
 
 # Reading checkpoints by key, export to torch/safetensors (reader.py, torch_export.py)
 from .reader import CheckpointReader, list_variables, load_checkpoint, load_variable
