@@ -3,6 +3,7 @@
 import types as _types
 
 from .ops.random_ops import normal, set_seed, truncated_normal, uniform
+from .ops.sampled_loss_ops import log_uniform_candidate_sampler
 from .ops.random_sampling_ops import categorical, random_gamma as gamma, \
     random_poisson as poisson, shuffle
 from .ops.stateless_random_ops import (index_shuffle as _index_shuffle, stateless_categorical,
@@ -15,6 +16,7 @@ __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "
            "gamma", "poisson", "stateless_normal", "stateless_uniform",
            "stateless_truncated_normal", "stateless_categorical", "Algorithm", "Generator",
            "create_rng_state", "get_global_generator", "set_global_generator", "experimental"]
+__all__ += ["log_uniform_candidate_sampler"]  # (engineer F, issue 9)
 
 #: `tf.random.experimental`: the generator API again, and `index_shuffle`.
 experimental = _types.ModuleType(__name__ + ".experimental",

@@ -176,3 +176,41 @@ GRADIENTS.update({
     "embedding_lookup_partitions": Grad(lambda tf, a, b, c: tf.reduce_sum(tf.multiply(
         tf.nn.embedding_lookup([a, b, c], IDS), E[:3])), _PARTS),
 })
+
+# -- sampled softmax: deterministic given `sampled_values` (TF's draws are its own stream)
+_SW = _rng.standard_normal((10, 4)).astype(np.float32)
+_SB = _rng.standard_normal(10).astype(np.float32)
+_SX = _rng.standard_normal((3, 4)).astype(np.float32)
+_SL = np.array([[2], [7], [0]], np.int64)
+_SL2 = np.array([[2, 5], [7, 1], [0, 9]], np.int64)
+_SAMPLED = (np.array([5, 0, 7, 3], np.int64), np.array([[0.3], [0.1], [0.6]], np.float32),
+            np.array([0.2, 0.6, 0.1, 0.25], np.float32))
+_SAMPLED2 = (_SAMPLED[0], np.full((3, 2), 0.3, np.float32), _SAMPLED[2])
+CASES.update({
+    "sampled_softmax_loss": lambda tf: tf.nn.sampled_softmax_loss(
+        _SW, _SB, _SL, _SX, 4, 10, sampled_values=_SAMPLED),
+    "sampled_softmax_loss_keep_hits": lambda tf: tf.nn.sampled_softmax_loss(
+        _SW, _SB, _SL, _SX, 4, 10, sampled_values=_SAMPLED, remove_accidental_hits=False),
+    "sampled_softmax_loss_num_true_2": lambda tf: tf.nn.sampled_softmax_loss(
+        _SW, _SB, _SL2, _SX, 4, 10, num_true=2, sampled_values=_SAMPLED2),
+    "sampled_softmax_loss_partitions": lambda tf: tf.nn.sampled_softmax_loss(
+        [_SW[:4], _SW[4:7], _SW[7:]], _SB, _SL.astype(np.int32), _SX, 4, 10,
+        sampled_values=_SAMPLED),
+    "sampled_softmax_loss_f64": lambda tf: tf.nn.sampled_softmax_loss(
+        _SW.astype(np.float64), _SB.astype(np.float64), _SL, _SX.astype(np.float64), 4, 10,
+        sampled_values=_SAMPLED),
+    "compute_accidental_hits": lambda tf: tf.nn.compute_accidental_hits(_SL2, _SAMPLED[0], 2),
+    # the non-unique sampler's expected counts are P(k) * num_sampled: deterministic
+    "log_uniform_sampler_expected": lambda tf: tf.random.log_uniform_candidate_sampler(
+        _SL2, 2, 6, False, 10, seed=1)[1],
+    "log_uniform_sampler_shapes": Case(lambda tf: tf.random.log_uniform_candidate_sampler(
+        _SL2, 2, 6, True, 10, seed=1), values=False),
+    "log_uniform_sampler_too_small": lambda tf: tf.random.log_uniform_candidate_sampler(
+        _SL2, 2, 11, True, 10),
+    "log_uniform_sampler_int32": Case(lambda tf: tf.random.log_uniform_candidate_sampler(
+        _SL2.astype(np.int32), 2, 3, True, 10), values=False),
+})
+GRADIENTS.update({
+    "sampled_softmax_loss": Grad(lambda tf, w, b, x: tf.reduce_sum(tf.nn.sampled_softmax_loss(
+        w, b, _SL, x, 4, 10, sampled_values=_SAMPLED)), [_SW, _SB, _SX]),
+})
