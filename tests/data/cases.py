@@ -139,6 +139,26 @@ CASES = {
     "prefetch": lambda tf: tf.data.Dataset.range(4).prefetch(tf.data.AUTOTUNE),
     "with_options": lambda tf: tf.data.Dataset.range(3).with_options(tf.data.Options()),
     "shuffle_buffer_1": lambda tf: tf.data.Dataset.range(6).shuffle(1),
+    "padded_batch_dict": lambda tf: tf.data.Dataset.range(1, 4).map(
+        lambda x: {"seq": tf.range(x), "len": x}).padded_batch(
+            2, padded_shapes={"seq": [None], "len": []}, padding_values={"seq": np.int64(-1), "len": np.int64(0)}),
+    "map_value_dependent_shape": lambda tf: tf.data.Dataset.range(1, 4).map(lambda x: tf.range(x)),
+    "map_nested_output": lambda tf: tf.data.Dataset.range(2).map(
+        lambda x: {"pair": (x, x * 3), "flag": x > 0}),
+    "from_generator_nested": lambda tf: tf.data.Dataset.from_generator(
+        lambda: iter([(1, {"v": [1.0, 2.0]}), (2, {"v": [3.0, 4.0]})]),
+        output_signature=(tf.TensorSpec((), tf.int32), {"v": tf.TensorSpec((2,), tf.float32)})),
+    "enumerate_dict": lambda tf: tf.data.Dataset.from_tensor_slices({"k": [5, 6]}).enumerate(),
+    "filter_batches": lambda tf: tf.data.Dataset.range(9).batch(3).filter(
+        lambda b: tf.reduce_sum(b) > 5),
+    "interleave_wide_cycle": lambda tf: tf.data.Dataset.range(1, 3).interleave(
+        lambda x: tf.data.Dataset.range(x * 3), cycle_length=5),
+    "window_dict": lambda tf: tf.data.Dataset.from_tensor_slices(
+        {"a": [1, 2, 3], "b": [1.0, 2.0, 3.0]}).window(2, shift=1, drop_remainder=True),
+    "unbatch_dict": lambda tf: tf.data.Dataset.from_tensors(
+        {"a": [[1, 2], [3, 4]], "b": [True, False]}).unbatch(),
+    "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4),
+    "counter": lambda tf: tf.data.Dataset.counter(3, 2).take(3),
     "pipeline": lambda tf: tf.data.Dataset.from_tensor_slices(
         (np.arange(12, dtype=np.float32).reshape(6, 2), np.arange(6))).map(
             lambda x, y: (x * 2.0, y)).filter(lambda x, y: y % 2 == 0).batch(2).repeat(2),
@@ -225,6 +245,10 @@ ERROR_CASES = {
     "options_type": lambda tf: setattr(tf.data.Options(), "deterministic", 3),
     "get_next_end": lambda tf: [it.get_next() for it in [iter(tf.data.Dataset.range(1))]
                                 for _ in range(2)],
+    "padding_value_dtype": lambda tf: _iterate(tf.data.Dataset.range(1, 3).map(
+        lambda x: tf.range(x)).padded_batch(2, padding_values=-1)),
+    "padding_value_dtype_static": lambda tf: tf.data.Dataset.from_tensors(
+        tf.constant([1, 2], tf.int64)).padded_batch(2, padding_values=-1),
     "window_zero": lambda tf: tf.data.Dataset.range(3).window(0),
     "shard_index": lambda tf: tf.data.Dataset.range(3).shard(2, 2),
     "assert_cardinality": lambda tf: _iterate(tf.data.Dataset.range(3).apply(

@@ -134,6 +134,10 @@ class PaddedBatchDataset(Dataset):
         self._padded_shapes = padded_shapes
         self._padding_values = padding_values
         self._values: Optional[list] = None
+        spec = input_dataset._spec_or(False)
+        if spec is not None and padding_values is not None:  # TF checks when it is built
+            self._padding(structure.pack(spec, [torch.empty(0, dtype=s.dtype.as_torch)
+                                                for s in structure.flatten(spec)]))
 
     def _targets(self, like: Any) -> List[Optional[TensorShape]]:
         if self._shapes is None:
@@ -208,10 +212,10 @@ def _padding_scalar(value: Any, dtype: torch.dtype) -> Any:
     if t.dim() != 0:
         raise ValueError(f"Invalid `padding_values`. All `padding_values` should be scalars, "
                          f"got {value!r}.")
-    if isinstance(value, torch.Tensor) and t.dtype != dtype:
-        raise TypeError(f"Invalid `padding_values`. `padding_values` "
-                        f"{structure.spec_of(t)!r} do not match the types of the dataset "
-                        f"components: {dtypes.as_dtype(dtype)!r}.")
+    if t.dtype != dtype:  # (a Python int is int32 here, as in TF: np.int64(0) pads int64)
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type "
+                        f"{dtypes.as_dtype(t.dtype)} does not match type "
+                        f"{dtypes.as_dtype(dtype)} of the corresponding input component.")
     return t.item()
 
 
