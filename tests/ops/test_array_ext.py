@@ -283,3 +283,24 @@ def test_documented_device_name_spelling():
     assert canonicalize(x.device) == "/job:localhost/replica:0/task:0/device:CPU:0"
     assert canonicalize(x.device).endswith("CPU:0")
     assert tf.Variable(1.0).device.endswith("CPU:0")
+
+
+@given(st.lists(st.sampled_from([-1.0, 0.0, 2.0, float("nan"), float("inf")]), min_size=1,
+                max_size=40), st.data())
+def test_top_k_large_path_agrees_with_the_stable_sort(values, data):
+    # Past _SORT_ALL_BELOW columns top_k avoids a full sort; both paths must pick the same k.
+    from tfcompat.ops import sort_ops
+
+    k = data.draw(st.integers(1, len(values)))
+    x = torch.tensor([values, values[::-1]])
+    got_v, got_i = sort_ops._top_k_large(x, k)
+    want = torch.sort(x, dim=-1, descending=True, stable=True)
+    assert torch.equal(got_i, want.indices[..., :k])
+    torch.testing.assert_close(got_v, want.values[..., :k], equal_nan=True)
+
+
+def test_top_k_on_a_long_row_uses_tfs_tie_order():
+    x = torch.zeros(5000)
+    x[[7, 4000, 11]] = 3.0
+    res = tf.math.top_k(x, 5)
+    assert res.indices.tolist() == [7, 11, 4000, 0, 1]

@@ -27,7 +27,10 @@ _CPU = torch.device("cpu")
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """`tf.broadcast_to`: `input` repeated along size-1 (or missing leading) axes to `shape`."""
     t = convert_to_tensor(input)
-    dims = shape_arg(shape, "BroadcastTo")
+    if type(shape) is list and all(type(d) is int and d >= 0 for d in shape):
+        dims = tuple(shape)  # the common call, without the general parser
+    else:
+        dims = shape_arg(shape, "BroadcastTo")
     if t.dim() > len(dims):
         raise invalid(f"Rank of input ({t.dim()}) must be no greater than rank of output shape "
                       f"({len(dims)}).", "BroadcastTo")

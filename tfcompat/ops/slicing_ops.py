@@ -28,7 +28,20 @@ __all__ = ["reverse", "slice", "strided_slice", "roll", "repeat"]
 _STRIDED_INDEX = frozenset({torch.int16, torch.int32, torch.int64})
 
 
+def _ints(value: Any) -> Optional[list]:
+    """`value` as a list of ints when it is a Python int or a list/tuple of them (the common,
+    free case), else None."""
+    if type(value) is int:
+        return [value]
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return list(value)
+    return None
+
+
 def _int_list(value: Any, op: str, attr: str, allowed: frozenset = D.INT32_64) -> List[int]:
+    fast = _ints(value)
+    if fast is not None:
+        return fast
     # No `python_dtype`: a Python float fails as TF's attr check (`Value for attr 'Index' ...`).
     out = int_values(value, op, attr=attr, allowed=allowed)
     return out if isinstance(out, list) else [out]
@@ -41,7 +54,9 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> torch.Tensor:
     axis is an `InvalidArgumentError`, as in TF.
     """
     t = convert_to_tensor(tensor)
-    dims = int_values(axis, "ReverseV2", attr="Tidx")
+    dims = _ints(axis) if type(axis) is not int else None
+    if dims is None:
+        dims = int_values(axis, "ReverseV2", attr="Tidx")
     if isinstance(dims, int):
         raise invalid("'dims' must be 1-dimension, not 0", "ReverseV2")
     rank = t.dim()
@@ -202,10 +217,14 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> torch
     repeated axis add up, as in TF.
     """
     t = convert_to_tensor(input)
-    shifts = int_values(shift, "Roll", attr="Tshift")
-    axes = int_values(axis, "Roll", attr="Taxis")
-    shifts = [shifts] if isinstance(shifts, int) else shifts
-    axes = [axes] if isinstance(axes, int) else axes
+    shifts = _ints(shift)
+    axes = _ints(axis)
+    if shifts is None:
+        shifts = int_values(shift, "Roll", attr="Tshift")
+        shifts = [shifts] if isinstance(shifts, int) else shifts
+    if axes is None:
+        axes = int_values(axis, "Roll", attr="Taxis")
+        axes = [axes] if isinstance(axes, int) else axes
     if len(shifts) != len(axes):
         raise invalid("shift and axis must have the same size", "Roll")
     rank = t.dim()

@@ -104,8 +104,49 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True,  # noqa: A002 - TF names
         # argmax returns the first maximum: TF's tie order, without a sort.
         i = torch.argmax(t, dim=-1, keepdim=True) if cols else t.new_zeros(t.shape, dtype=torch.int64)
         return TopKV2(t.gather(-1, i), i.to(idx_dtype))
+    if cols > _SORT_ALL_BELOW and n < cols:
+        values, indices = _top_k_large(t, n)
+        return TopKV2(values, indices.to(idx_dtype))
     values, indices = torch.sort(t, dim=-1, descending=True, stable=True)
     return TopKV2(values[..., :n], indices[..., :n].to(idx_dtype))
+
+
+# Below this many columns one stable sort is the cheapest exact top_k; above it, `_top_k_large`.
+_SORT_ALL_BELOW = 2048
+
+
+def _top_k_large(t: torch.Tensor, k: int) -> tuple:
+    """Exact `top_k` in TF's tie order in O(n + k log k), with no host sync.
+
+    `torch.topk` finds the k largest values (ties in no particular order);
+    every entry above the smallest of them is taken, then the lowest-index
+    entries equal to it, and the k taken entries are sorted stably. NaN
+    counts as larger than every number, as in `torch.sort`, so this path and
+    the full sort agree.
+    """
+    d = t.detach()
+    picks = torch.topk(d, k, dim=-1, sorted=False).values
+    if d.is_floating_point():
+        nan_t, nan_p = d != d, picks != picks
+        all_nan = nan_p.all(-1, keepdim=True)  # then the first k NaNs are the answer
+        thr = torch.amin(torch.where(nan_p, torch.full_like(picks, float("inf")), picks),
+                         dim=-1, keepdim=True)
+        greater = ~all_nan & ((d > thr) | nan_t)
+        equal = torch.where(all_nan, nan_t, d == thr)
+    else:
+        thr = torch.amin(picks, dim=-1, keepdim=True)
+        greater, equal = d > thr, d == thr
+    # One integer key per entry, all distinct: the entries above the threshold first, then the
+    # ties, each group lowest index first; a second topk on the keys picks exactly TF's k.
+    n = d.shape[-1]
+    kind = torch.int32 if 2 * n < 2 ** 31 else torch.int64
+    rev = n - torch.arange(n, dtype=kind, device=d.device)
+    key = torch.where(greater, rev + n, torch.where(equal, rev, 0))
+    top = torch.topk(key, k, dim=-1, sorted=True).values
+    picked = torch.where(top > n, 2 * n - top, n - top).long()  # the keys back to indices
+    order = torch.sort(t.gather(-1, picked), dim=-1, descending=True, stable=True).indices
+    indices = picked.gather(-1, order)
+    return t.gather(-1, indices), indices
 
 
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
