@@ -237,3 +237,33 @@ print(json.dumps(out))
     programs._step(tf, reference, ref_opt)
     for a, b in zip(reference.variables, mine.variables):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_restore_on_create_through_lists_and_dicts(tmp_path):
+    src = tf.Module()
+    src.layers = [tf.Variable([1.0, 2.0]), tf.Variable(3.0)]
+    src.table = {"k": tf.Variable(4.0)}
+    path = tf.train.Checkpoint(m=src).write(str(tmp_path / "l"))
+    dst = tf.Module()
+    dst.layers = []
+    dst.table = {}
+    status = tf.train.Checkpoint(m=dst).read(path)
+    dst.layers.append(tf.Variable([0.0, 0.0]))
+    dst.layers.append(tf.Variable(0.0))
+    dst.table["k"] = tf.Variable(0.0)
+    np.testing.assert_array_equal(dst.layers[0].numpy(), [1.0, 2.0])
+    assert float(dst.layers[1].numpy()) == 3.0 and float(dst.table["k"].numpy()) == 4.0
+    status.assert_consumed()
+
+
+def test_a_variable_referenced_twice_is_one_value(tmp_path):
+    ckpt, _ = programs.shared_variable(tf, tf.keras.optimizers)
+    path = ckpt.write(str(tmp_path / "shared"))
+    v = tf.Variable([0.0, 0.0])
+    m = tf.Module()
+    m.a = v
+    m.b = v
+    m.l = [v, tf.Variable(0.0)]
+    tf.train.Checkpoint(m=m, v=v).read(path).assert_consumed()
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    assert float(m.l[1].numpy()) == 5.0

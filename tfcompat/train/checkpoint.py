@@ -42,8 +42,7 @@ from .format.tensor_bundle import BundleReader, BundleWriter
 from .graph_view import OBJECT_GRAPH_KEY, ObjectGraphView, has_values, text_format
 from .object_graph import TrackableObjectGraph
 from .restore import CheckpointPosition, RestoreCoordinator
-from .trackable import AutoTrackable, NoDependency, TrackableReference, get_update_uid, \
-    is_trackable, set_update_uid
+from .trackable import AutoTrackable, NoDependency, TrackableReference, get_update_uid, is_trackable
 from . import name_based
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "NameBasedSaverStatus",

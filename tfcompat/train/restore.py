@@ -33,7 +33,6 @@ from typing import Any, Dict, List, NamedTuple, Optional
 import torch
 
 from ..framework import errors
-from ..framework import variable_protocol as protocol
 from ..framework.tensor_shape import TensorShape
 from .graph_view import Saveable, saveables_of
 from .trackable import children_of, deferred_dependencies, get_update_uid, lookup_dependency, \
@@ -334,17 +333,12 @@ class CheckpointInitialValueCallable:
         return self.checkpoint_position.restore_uid
 
     def __call__(self, shape: Any = None, dtype: Any = None, **kwargs: Any) -> torch.Tensor:
-        value = self.checkpoint_position.value()
+        position = self.checkpoint_position
         if dtype is not None:
-            want = getattr(dtype, "as_torch", dtype)
-            if value.dtype != want:
+            key = position.variable_key()
+            stored = position.checkpoint.reader.dtype(key)
+            if stored != dtype:
                 raise errors.InvalidArgumentError(
-                    None, None,
-                    f"tensor_name = {self.checkpoint_position.variable_key()}; expected dtype "
-                    f"{tf_dtype_name(dtype)} does not equal original dtype "
-                    f"{tf_dtype_name(getattr(self.checkpoint_position.checkpoint.reader.dtype(self.checkpoint_position.variable_key()), 'name', value.dtype))}")
-        return value
-
-
-def is_variable(obj: Any) -> bool:
-    return protocol.is_variable(obj)
+                    None, None, f"tensor_name = {key}; expected dtype {tf_dtype_name(dtype)} does "
+                    f"not equal original dtype {tf_dtype_name(stored)}")
+        return position.value()
