@@ -96,6 +96,9 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     recorded = {name: record_program(name, fn) for name, fn in programs.PROGRAMS.items()}
     (OUT / "programs.json").write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    with tempfile.TemporaryDirectory() as d:
+        messages = programs.status_messages(tf, d)
+    (OUT / "statuses.json").write_text(json.dumps(messages, indent=1, sort_keys=True) + "\n")
     (OUT / "module.json").write_text(json.dumps(module_facts(), indent=1, sort_keys=True) + "\n")
     print("wrote", OUT)
 

@@ -108,6 +108,40 @@ PROGRAMS = {f.__name__: f for f in (seq_adam, step_optimizer_model, dict_childre
                                     escaped_names)}
 
 
+def status_messages(tf, directory):
+    """The AssertionError messages of load statuses in a few mismatches (`{case: message}`)."""
+    import os
+    out = {}
+    m = tf.Module()
+    m.a = tf.Variable(1.0)
+    m.sub = tf.Module()
+    m.sub.b = tf.Variable([1.0, 2.0])
+    path = tf.train.Checkpoint(m=m).write(os.path.join(directory, "status"))
+
+    def message(fn):
+        try:
+            fn()
+        except AssertionError as e:
+            return str(e)
+        return None
+    fresh = tf.Module()
+    fresh.a = tf.Variable(0.0)
+    st = tf.train.Checkpoint(m=fresh).read(path)
+    out["unresolved"] = message(st.assert_consumed)
+    out["existing_ok"] = message(st.assert_existing_objects_matched)
+    extra = tf.Module()
+    extra.a = tf.Variable(0.0)
+    extra.sub = tf.Module()
+    extra.sub.b = tf.Variable([0.0, 0.0])
+    extra.zzz = tf.Variable(5.0)
+    out["unmatched_python"] = message(tf.train.Checkpoint(m=extra).read(path)
+                                      .assert_existing_objects_matched)
+    out["none"] = message(tf.train.Checkpoint(m=extra).restore(None).assert_consumed)
+    out["nothing_to_load"] = message(tf.train.Checkpoint(q=tf.Module()).read(path)
+                                     .assert_nontrivial_match)
+    return out
+
+
 def graph_to_json(graph):
     """A checkpoint's object graph as plain data (works on TF's protos and tfcompat's messages)."""
     nodes = []

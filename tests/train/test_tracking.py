@@ -76,3 +76,20 @@ def test_graph_follows_mutation():
     m.d["k"] = tf.Variable(1.0)
     saveables, _ = ck._view.serialize()
     assert sorted(saveables) == ["m/d/k/.ATTRIBUTES/VARIABLE_VALUE"]
+
+
+STATUSES = json.loads((HERE / "fixtures" / "object_graph" / "statuses.json").read_text())
+
+
+def _normalized(text):
+    import re
+    if text is None:
+        return None
+    text = text.replace("tensorflow.python.checkpoint.checkpoint.", "tfcompat.train.checkpoint.")
+    return re.sub(r"0x[0-9a-f]+", "0x?", text)
+
+
+@pytest.mark.parametrize("case", sorted(STATUSES))
+def test_status_messages_match_tf(case, tmp_path):
+    ours = programs.status_messages(tf, str(tmp_path))
+    assert _normalized(ours[case]) == _normalized(STATUSES[case])
