@@ -12,6 +12,7 @@ and the operand shapes with TF's rules (labels must have equal sizes; only
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any, Optional
@@ -55,10 +56,18 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
            a_is_sparse: bool = False, b_is_sparse: bool = False,
            name: Optional[str] = None) -> torch.Tensor:
     """`tf.linalg.matvec`: `a @ b` for matrices `a [..., M, N]` and vectors `b [..., N]` (batch axes broadcast)."""
-    bt = convert_to_tensor(b) if isinstance(b, torch.Tensor) or not isinstance(a, torch.Tensor) \
-        else convert_to_tensor(b, dtype_hint=dtypes.from_torch(a.dtype))
-    return math_ops.matmul(a, bt.unsqueeze(-1), transpose_a=transpose_a,
-                           adjoint_a=adjoint_a).squeeze(-1)
+    at, bt = D.hinted("MatMul", a, b, allowed=D.NUMERIC)
+    if at.dim() < 2 or bt.dim() < 1:
+        return math_ops.matmul(at, bt.unsqueeze(-1) if bt.dim() else bt, transpose_a=transpose_a,
+                               adjoint_a=adjoint_a)  # its errors
+    if transpose_a or adjoint_a:
+        if transpose_a and adjoint_a:
+            raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+        at = at.mH if adjoint_a and at.is_complex() else at.transpose(-1, -2)
+    if at.shape[-1] != bt.shape[-1]:
+        raise invalid(f"Matrix size-incompatible: In[0]: {list(at.shape)}, In[1]: "
+                      f"{list(bt.shape) + [1]}", "MatMul")
+    return D.run(torch.matmul, at, bt.unsqueeze(-1)).squeeze(-1)
 
 
 def _matrix_input(x: Any, op: str) -> torch.Tensor:
@@ -289,19 +298,36 @@ _EINSUM_TYPES = frozenset({torch.bfloat16, torch.float16, torch.float32, torch.f
                            torch.int32, torch.int64, torch.complex64, torch.complex128})
 
 
-def _einsum_check(equation: str, shapes: list) -> None:
-    """TF's validation of an einsum equation against its operands' shapes."""
+@functools.lru_cache(maxsize=256)
+def _parse_einsum(equation: str) -> tuple:
+    """`(compact equation, operand subscripts, output subscripts or None)`; TF's equation errors."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     subs = lhs.split(",")
-    if len(subs) != len(shapes):
-        raise ValueError(f'Got {len(shapes)} inputs for equation "{equation}", expecting '
-                         f"{len(subs)}")
     if not re.fullmatch(r"[A-Za-z,.>-]*", eq) or any(s.count("...") > 1 or
                                                       s.replace("...", "").count(".")
                                                       for s in subs + [rhs]):
         raise ValueError(f"Invalid einsum equation: {equation!r}: use letters, ',', '->' and at "
                          "most one '...' per operand.")
+    if arrow:
+        out = rhs.replace("...", "")
+        present = set(lhs.replace("...", "").replace(",", ""))
+        for label in out:
+            if label not in present:
+                raise ValueError(f"Output subscripts contain the label {label} not present in the "
+                                 "input subscripts.")
+            if out.count(label) > 1:
+                raise ValueError(f"Output subscripts contain a label appearing more than once: "
+                                 f"{equation}")
+    return eq, tuple(subs), rhs if arrow else None
+
+
+def _einsum_check(equation: str, shapes: list) -> str:
+    """TF's validation of an einsum equation against its operands' shapes; the compact equation."""
+    eq, subs, _ = _parse_einsum(equation)
+    if len(subs) != len(shapes):
+        raise ValueError(f'Got {len(shapes)} inputs for equation "{equation}", expecting '
+                         f"{len(subs)}")
     sizes: dict = {}
     for i, (s, shape) in enumerate(zip(subs, shapes)):
         labels = s.replace("...", "")
@@ -320,15 +346,7 @@ def _einsum_check(equation: str, shapes: list) -> None:
             if sizes.setdefault(label, n) != n:
                 raise invalid(f"Expected dimension {sizes[label]} at axis {axis} of the input "
                               f"shaped {D.fmt_shape(shape)} but got dimension {n}", "Einsum")
-    if arrow:
-        out = rhs.replace("...", "")
-        for label in out:
-            if label not in sizes:
-                raise ValueError(f"Output subscripts contain the label {label} not present in the "
-                                 "input subscripts.")
-            if out.count(label) > 1:
-                raise ValueError(f"Output subscripts contain a label appearing more than once: "
-                                 f"{equation}")
+    return eq
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> torch.Tensor:
@@ -347,8 +365,8 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> torch.Tensor:
             None, None, f"Could not find device for node: {{{{node Einsum}}}} = Einsum[N={len(ts)}, "
             f"T=DT_{D.tf_type_name(ts[0].dtype).upper()}, equation=\"{equation}\"]: TF has no "
             "einsum kernel for this dtype; cast first.")
-    _einsum_check(equation, [tuple(t.shape) for t in ts])
-    out = torch.einsum(equation.replace(" ", ""), *D.same_device(ts) if ts else ())
+    eq = _einsum_check(equation, [t.shape for t in ts])
+    out = torch.einsum(eq, *(D.same_device(ts) if len(ts) > 1 else ts))
     # torch sums integers into int64; TF keeps the input dtype.
     return out if not ts or out.dtype is ts[0].dtype else out.to(ts[0].dtype)
 

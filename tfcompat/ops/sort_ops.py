@@ -35,6 +35,8 @@ _TOPK_NAMES = ("float", "double", "int32", "uint8", "int16", "int8", "int64", "b
 _SORT_NAMES = ("bfloat16", "half", "float", "double", "int8", "int16", "int32", "int64",
                "complex64", "complex128")
 
+_INDEX_TYPES = frozenset({torch.int16, torch.int32, torch.int64})
+
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
@@ -85,12 +87,14 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True,  # noqa: A002 - TF names
     `(values, indices)`, largest first; equal values come lower index first,
     as TF's `TopKV2`. `index_type` is int16, int32 or int64.
     """
-    t = convert_to_tensor(input)
-    D.check_dtype("TopKV2", t.dtype, _TOPK, names=_TOPK_NAMES)
-    idx_dtype = dtypes.to_torch(index_type)
-    D.check_dtype("TopKV2", idx_dtype, frozenset({torch.int16, torch.int32, torch.int64}),
-                  attr="index_type", names=("int16", "int32", "int64"))
-    n = int_values(k, "TopKV2", attr="Tk", python_dtype=torch.int32)
+    t = input if type(input) is torch.Tensor else convert_to_tensor(input)
+    if t.dtype not in _TOPK:
+        D.check_dtype("TopKV2", t.dtype, _TOPK, names=_TOPK_NAMES)
+    idx_dtype = torch.int32 if index_type is dtypes.int32 else dtypes.to_torch(index_type)
+    if idx_dtype not in _INDEX_TYPES:
+        D.check_dtype("TopKV2", idx_dtype, _INDEX_TYPES, attr="index_type",
+                      names=("int16", "int32", "int64"))
+    n = k if type(k) is int else int_values(k, "TopKV2", attr="Tk", python_dtype=torch.int32)
     if isinstance(n, list):
         raise invalid(f"k must be 0-D, got shape [{len(n)}]", "TopKV2")
     if t.dim() == 0:
