@@ -157,3 +157,37 @@ def test_half_convolution_rounds_once_from_float32():
     want = nn.conv2d(x.astype(np.float16).astype(np.float32),
                      f.astype(np.float16).astype(np.float32), 2, "SAME").half()
     assert got.dtype == torch.float16 and torch.equal(got, want)
+
+
+SYNC_FREE = {
+    "conv2d_same_s2": lambda x, f: nn.conv2d(x, f, 2, "SAME"),
+    "conv2d_nchw": lambda x, f: nn.conv2d(x.permute(0, 3, 1, 2), f, 1, "VALID",
+                                          data_format="NCHW"),
+    "conv2d_transpose": lambda x, f: nn.conv2d_transpose(x, f.permute(0, 1, 3, 2), [2, 18, 17, 4],
+                                                         2, "SAME"),
+    "depthwise": lambda x, f: nn.depthwise_conv2d(x, f[..., :1], [1, 2, 2, 1], "SAME"),
+    "max_pool_same": lambda x, f: nn.max_pool2d(x, 3, 2, "SAME"),
+    "max_pool_explicit": lambda x, f: nn.max_pool2d(x, 2, 1, [[0, 0], [1, 0], [0, 1], [0, 0]]),
+    "avg_pool_same_s1": lambda x, f: nn.avg_pool2d(x, 2, 1, "SAME"),
+    "pool_avg_dilated": lambda x, f: nn.pool(x, [2, 2], "AVG", dilations=[2, 2]),
+    "activations": lambda x, f: (nn.elu(x), nn.selu(x), nn.gelu(x), nn.silu(x, 1.5),
+                                 nn.leaky_relu(x), nn.relu6(x)),
+    "moments_batch_norm": lambda x, f: nn.batch_normalization(x, *nn.moments(x, [0, 1, 2]), None,
+                                                              None, 1e-3),
+    "l2_normalize": lambda x, f: nn.l2_normalize(x, -1),
+    "embedding_lookup_partitions": lambda x, f: nn.embedding_lookup([f[0, 0], f[1, 1]],
+                                                                    torch.tensor([0, 3])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYNC_FREE))
+def test_nn_ops_never_sync_with_the_host(name):
+    from tfcompat.testing import accelerator_policy, host_syncs
+    x = torch.randn(2, 9, 9, 2, requires_grad=True)
+    f = torch.randn(3, 3, 2, 4, requires_grad=True)
+    with accelerator_policy():
+        with host_syncs() as log:
+            out = SYNC_FREE[name](x, f)
+            outs = out if isinstance(out, tuple) else (out,)
+            torch.autograd.grad(sum(o.sum() for o in outs), [x, f], allow_unused=True)
+    assert not log, log.report()
