@@ -230,3 +230,23 @@ def test_experimental_aliases_are_the_methods():
     assert moved[0].device.type == "cpu"
     assert x.get_single_element(ds.take(1)).item() == 0
     x.enable_debug_mode()
+
+
+@given(lengths=st.lists(st.integers(0, 5), min_size=1, max_size=7), size=st.integers(1, 4),
+       pad_to=st.one_of(st.none(), st.integers(5, 7)))
+def test_padded_batch_pads_each_batch_to_its_longest_or_the_given_shape(lengths, size, pad_to):
+    rows = [list(range(1, n + 1)) for n in lengths]
+    ds = tf.data.Dataset.from_generator(lambda: iter(rows),
+                                        output_signature=tf.TensorSpec((None,), tf.int32))
+    got = _ints(ds.padded_batch(size, padded_shapes=[pad_to], padding_values=-7))
+    expected = []
+    for start in range(0, len(rows), size):
+        group = rows[start:start + size]
+        width = pad_to if pad_to is not None else max(len(r) for r in group)
+        expected.append([r + [-7] * (width - len(r)) for r in group])
+    assert got == expected
+
+
+def test_padded_batch_refuses_a_mismatched_padding_dtype_when_built():
+    with pytest.raises(TypeError, match="does not match"):
+        tf.data.Dataset.range(3).padded_batch(2, padding_values=1.5)
