@@ -105,3 +105,14 @@ def test_ops_script_runs_quick(capsys):
     out = capsys.readouterr().out
     assert "baseline: the raw torch call" in out and "nn.conv2d SAME s2" in out
     assert len(re.findall(r"^64 ", out, flags=re.M)) == 20
+
+
+def test_checkpoint_script_runs_quick(capsys, tmp_path):
+    """benchmarks/checkpoint.py --quick: tfcompat's bundle against torch.save, safetensors and the
+    disk, save and restore, and tfcompat's restore checked equal to the saved state."""
+    from benchmarks import checkpoint
+    checkpoint.main(["--quick", "--device", "cpu", "--dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "tfcompat throughput / disk:" in out and "restore cold" in out
+    assert re.search(r"^safetensors +\d+\.\d{3}", out, flags=re.M)
+    assert list(tmp_path.iterdir()) == []  # its files are removed

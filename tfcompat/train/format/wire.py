@@ -87,6 +87,10 @@ def decode_varint(data: Buffer, pos: int, end: Optional[int] = None) -> tuple[in
     """Decodes a varint at `data[pos:]`: `(value, new_pos)`; at most 10 bytes, below 2**64."""
     if end is None:
         end = len(data)
+    if pos < end:
+        b = data[pos]
+        if b < 0x80:
+            return b, pos + 1
     result = 0
     shift = 0
     while True:
@@ -103,6 +107,9 @@ def decode_varint(data: Buffer, pos: int, end: Optional[int] = None) -> tuple[in
     if result > _MASK64:
         raise DecodeError("varint exceeds 64 bits")
     return result, pos
+
+
+_SMALL_VARINTS = [bytes((i,)) for i in range(0x80)]
 
 
 def _zigzag(value: int) -> int:
@@ -132,7 +139,8 @@ class Field:
     default, and `None` means unset.
     """
 
-    __slots__ = ("number", "name", "kind", "repeated", "_message", "packed", "presence", "wire_type")
+    __slots__ = ("number", "name", "kind", "repeated", "_message", "packed", "presence", "wire_type",
+                 "tag", "len_tag", "small_is_raw", "unpack")
 
     def __init__(self, number: int, name: str, kind: str, repeated: bool = False,
                  message: Any = None, packed: Optional[bool] = None, presence: bool = False) -> None:
@@ -152,6 +160,12 @@ class Field:
         self.packed = repeated and kind not in _LEN_KINDS and packed is not False
         self.presence = presence
         self.wire_type = _wire_type(kind)
+        self.tag = encode_varint((number << 3) | self.wire_type)  # (precomputed: encode is hot)
+        self.len_tag = encode_varint((number << 3) | LEN)
+        # A one-byte varint is the value itself for these kinds (not zigzag, not bool).
+        self.small_is_raw = kind in ("int32", "int64", "uint32", "uint64", "enum")
+        fmt = _FIXED32_KINDS.get(kind) or _FIXED64_KINDS.get(kind)
+        self.unpack = struct.Struct(fmt).unpack_from if fmt else None
 
     @property
     def message(self) -> Optional[type]:
@@ -195,6 +209,8 @@ def _encode_varint_value(field: Field, value: Any) -> bytes:
     kind = field.kind
     if kind == "bool":
         return b"\x01" if value else b"\x00"
+    if type(value) is int and 0 <= value < 0x80 and kind not in ("sint32", "sint64"):
+        return _SMALL_VARINTS[value]
     v = _check_int(field, value)
     if kind in ("sint32", "sint64"):
         v = _zigzag(v)
@@ -273,11 +289,18 @@ class Message:
         cls._BY_NUMBER = by_number
         cls._BY_NAME = by_name
         cls._SORTED = tuple(sorted(cls.FIELDS, key=lambda f: f.number))
+        cls._SCALAR_INIT = {f.name: f.default() for f in cls.FIELDS if not f.repeated}
+        cls._REPEATED = tuple(f.name for f in cls.FIELDS if f.repeated)
+
+    _SCALAR_INIT: ClassVar[dict] = {}
+    _REPEATED: ClassVar[tuple] = ()
 
     def __init__(self, **kwargs: Any) -> None:
-        for f in self._SORTED:
-            setattr(self, f.name, f.default())
-        self._unknown = b""
+        d = self.__dict__
+        d.update(self._SCALAR_INIT)
+        for name in self._REPEATED:
+            d[name] = []
+        d["_unknown"] = b""
         for name, value in kwargs.items():
             f = self._BY_NAME.get(name)
             if f is None:
@@ -295,14 +318,14 @@ class Message:
                     continue
                 if f.packed:
                     body = b"".join(_encode_scalar(f, v) for v in value)
-                    out += (encode_varint((f.number << 3) | LEN), encode_varint(len(body)), body)
+                    out += (f.len_tag, encode_varint(len(body)), body)
                 elif f.wire_type == LEN:
-                    tag = encode_varint((f.number << 3) | LEN)
+                    tag = f.tag
                     for v in value:
                         body = _encode_len_value(f, v)
                         out += (tag, encode_varint(len(body)), body)
                 else:
-                    tag = encode_varint((f.number << 3) | f.wire_type)
+                    tag = f.tag
                     for v in value:
                         out += (tag, _encode_scalar(f, v))
                 continue
@@ -314,11 +337,11 @@ class Message:
                 if f.kind != "message" and not f.presence and not value:
                     continue
                 body = _encode_len_value(f, value)
-                out += (encode_varint((f.number << 3) | LEN), encode_varint(len(body)), body)
+                out += (f.tag, encode_varint(len(body)), body)
             else:
-                if not f.presence and value == _SCALAR_DEFAULTS[f.kind] and not _is_negative_zero(value):
+                if not f.presence and not value and not _is_negative_zero(value):
                     continue
-                out += (encode_varint((f.number << 3) | f.wire_type), _encode_scalar(f, value))
+                out += (f.tag, _encode_scalar(f, value))
         if self._unknown:
             out.append(self._unknown)
         return b"".join(out)
@@ -344,71 +367,78 @@ class Message:
         self.__dict__.update(parsed.__dict__)
 
     def _merge(self, data: Buffer, pos: int, end: int, depth: int) -> None:
+        # The hot loop of every checkpoint read: small varints (tags, dtypes,
+        # dims, most sizes) are decoded inline.
         if depth <= 0:
             raise DecodeError(f"{type(self).__name__}: message nesting deeper than max_depth")
         by_number = self._BY_NUMBER
+        d = self.__dict__
         unknown: list[bytes] = []
         while pos < end:
             start = pos
-            tag, pos = decode_varint(data, pos, end)
+            tag = data[pos]
+            if tag < 0x80:
+                pos += 1
+            else:
+                tag, pos = decode_varint(data, pos, end)
             number, wt = tag >> 3, tag & 7
-            if number == 0:
-                raise DecodeError("field number 0")
             f = by_number.get(number)
             if f is None:
+                if number == 0:
+                    raise DecodeError("field number 0")
                 pos = _skip(data, pos, end, wt, number, depth)
                 unknown.append(bytes(data[start:pos]))
                 continue
-            if wt == f.wire_type:
-                pos = self._read_one(f, data, pos, end, depth)
-            elif wt == LEN and f.repeated and f.wire_type != LEN:
-                pos = self._read_packed(f, data, pos, end)
-            else:
+            if wt != f.wire_type:
+                if wt == LEN and f.repeated and f.wire_type != LEN:
+                    pos = self._read_packed(f, data, pos, end)
+                    continue
                 raise DecodeError(
                     f"{type(self).__name__}.{f.name} (field {number}): wire type {wt}, "
                     f"expected {f.wire_type}")
-        if unknown:
-            self._unknown += b"".join(unknown)
-
-    def _read_one(self, f: Field, data: Buffer, pos: int, end: int, depth: int) -> int:
-        if f.wire_type == VARINT:
-            raw, pos = decode_varint(data, pos, end)
-            value = _decode_varint_value(f.kind, raw)
-        elif f.wire_type == I32 or f.wire_type == I64:
-            n = 4 if f.wire_type == I32 else 8
-            if pos + n > end:
-                raise DecodeError(f"{type(self).__name__}.{f.name}: truncated fixed-width value")
-            fmt = _FIXED32_KINDS.get(f.kind) or _FIXED64_KINDS[f.kind]
-            value = struct.unpack_from(fmt, data, pos)[0]
-            pos += n
-        else:
-            length, pos = decode_varint(data, pos, end)
-            if length > end - pos:
-                raise DecodeError(
-                    f"{type(self).__name__}.{f.name}: length {length} runs past the end of the data")
-            stop = pos + length
-            if f.kind == "message":
-                if f.repeated:
-                    value = f.message()
-                    value._merge(data, pos, stop, depth - 1)
+            if wt == VARINT:
+                if pos < end and data[pos] < 0x80 and f.small_is_raw:
+                    value = data[pos]
+                    pos += 1
                 else:
-                    value = getattr(self, f.name)
+                    raw, pos = decode_varint(data, pos, end)
+                    value = _decode_varint_value(f.kind, raw)
+            elif wt == LEN:
+                if pos < end and data[pos] < 0x80:
+                    length = data[pos]
+                    pos += 1
+                else:
+                    length, pos = decode_varint(data, pos, end)
+                if length > end - pos:
+                    raise DecodeError(
+                        f"{type(self).__name__}.{f.name}: length {length} runs past the end of the data")
+                stop = pos + length
+                kind = f.kind
+                if kind == "message":
+                    value = None if f.repeated else d[f.name]
                     if value is None:
                         value = f.message()
                     value._merge(data, pos, stop, depth - 1)
-            elif f.kind == "string":
-                try:
-                    value = bytes(data[pos:stop]).decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise DecodeError(f"{type(self).__name__}.{f.name}: invalid UTF-8 ({e})") from None
+                elif kind == "string":
+                    try:
+                        value = bytes(data[pos:stop]).decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        raise DecodeError(f"{type(self).__name__}.{f.name}: invalid UTF-8 ({e})") from None
+                else:
+                    value = bytes(data[pos:stop])
+                pos = stop
             else:
-                value = bytes(data[pos:stop])
-            pos = stop
-        if f.repeated:
-            getattr(self, f.name).append(value)
-        else:
-            setattr(self, f.name, value)
-        return pos
+                n = 4 if wt == I32 else 8
+                if pos + n > end:
+                    raise DecodeError(f"{type(self).__name__}.{f.name}: truncated fixed-width value")
+                value = f.unpack(data, pos)[0]
+                pos += n
+            if f.repeated:
+                d[f.name].append(value)
+            else:
+                d[f.name] = value
+        if unknown:
+            self._unknown += b"".join(unknown)
 
     def _read_packed(self, f: Field, data: Buffer, pos: int, end: int) -> int:
         length, pos = decode_varint(data, pos, end)
