@@ -180,3 +180,45 @@ def test_save_restore_is_exact_for_every_dtype(tmp_path_factory, dtype, shape, s
     restored = tf.Variable(tf.zeros(shape, dtype=dtype), name="w")
     Saver({"v": restored}).restore(None, path)
     assert np.asarray(restored.numpy()).tobytes() == np.asarray(original.numpy()).tobytes()
+
+
+@pytest.fixture
+def two_cpus():
+    from tfcompat.framework import device as device_lib
+
+    device_lib._reset_runtime()
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    device_lib._reset_runtime()
+
+
+def test_distributed_variables_save_one_value_and_restore_every_replica(two_cpus, tmp_path):
+    with two_cpus.scope():
+        kernel = tf.Variable([1.0, 2.0], name="dense/kernel")
+        count = tf.Variable(3.0, synchronization=tf.VariableSynchronization.ON_READ,
+                            aggregation=tf.VariableAggregation.SUM, name="count")
+    path = Saver([kernel, count]).save(None, str(tmp_path / "m"))
+    assert reader_lib.list_variables(path) == [("count", []), ("dense/kernel", [2])]
+    assert float(tf.train.load_variable(path, "count")) == 6.0  # the replicas' sum, as TF saves it
+    with two_cpus.scope():
+        kernel2 = tf.Variable([0.0, 0.0], name="dense/kernel")
+        count2 = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ,
+                             aggregation=tf.VariableAggregation.SUM, name="count")
+    Saver([kernel2, count2]).restore(None, path)
+    assert [c.numpy().tolist() for c in kernel2.values] == [[1.0, 2.0], [1.0, 2.0]]
+    assert float(count2.read_value()) == 6.0
+
+
+def test_restores_an_object_based_checkpoint_by_variable_names(tmp_path):
+    with tf.name_scope("dense"):
+        kernel = tf.Variable([[1.0, 2.0]], name="kernel")
+    step = tf.Variable(4, dtype=tf.int64, name="global_step")
+    path = tf.train.Checkpoint(layers=[kernel], step=step).write(str(tmp_path / "obj"))
+    assert "dense/kernel" not in dict(reader_lib.list_variables(path))  # keyed by object path
+    kernel2 = tf.Variable([[0.0, 0.0]], name="dense/kernel")
+    step2 = tf.Variable(0, dtype=tf.int64, name="global_step")
+    Saver([kernel2, step2]).restore(None, path)  # through the object graph's saved names, as TF's Saver
+    assert kernel2.numpy().tolist() == [[1.0, 2.0]] and int(step2.numpy()) == 4
+    with pytest.raises(tf.errors.NotFoundError, match="Key dense/bias not found"):
+        Saver([tf.Variable([0.0], name="dense/bias")]).restore(None, path)

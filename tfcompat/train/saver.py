@@ -27,6 +27,7 @@ from ..framework import variable_protocol
 from ..framework.dtypes import as_dtype
 from . import checkpoint_management
 from .format import tensor_bundle
+from .graph_view import saveables_of
 from .reader import OBJECT_GRAPH_KEY
 
 _SUFFIX = re.compile(r":\d+$")
@@ -75,6 +76,13 @@ def _check_variable(var: Any) -> None:
     if not variable_protocol.is_variable(var):
         raise ValueError("Can only save/restore ResourceVariables when executing eagerly, got type: "
                          f"{type(var)}.")
+
+
+def _saveable(var: Any) -> Any:
+    """How a checkpoint reads and restores `var` (the same path `tf.train.Checkpoint` takes,
+    so a distributed variable saves one value and restores every component, a SUM
+    sync-on-read variable its total)."""
+    return saveables_of(var)["VARIABLE_VALUE"]
 
 
 def _not_found_message(missing: list[str], available: list[str]) -> str:
@@ -188,7 +196,7 @@ class Saver:
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         with tensor_bundle.BundleWriter(checkpoint_file) as writer:
             for name in sorted(self._variables):
-                writer.add(name, self._variables[name].read_value())
+                writer.add(name, _saveable(self._variables[name]).read())
         if write_state:
             self._record_last_checkpoint(checkpoint_file)
             checkpoint_management.update_checkpoint_state(
@@ -220,7 +228,7 @@ class Saver:
         finally:
             reader.close()
         for name, value in values.items():
-            self._variables[name].assign(value)
+            _saveable(self._variables[name]).restore(value)
 
     def _checkpoint_keys(self, reader: Any) -> dict[str, str]:
         """Our name -> the checkpoint's key (the name itself, or via the object graph)."""
@@ -242,7 +250,7 @@ class Saver:
         for name in sorted(self._variables):
             var, key = self._variables[name], keys[name]
             stored_shape = tuple(int(d) for d in reader.shape(key))
-            var_shape = tuple(int(d) for d in var.shape)
+            var_shape = tuple(int(d) for d in var.shape)  # a variable's shape is fully known in eager
             if stored_shape != var_shape:
                 raise ValueError(f"Received incompatible tensor with shape {stored_shape} when attempting to "
                                  f"restore variable with shape {var_shape} and name {name}.")
