@@ -32,8 +32,22 @@ def names(path: str) -> list:
     return sorted(n for n in dir(obj) if not n.startswith("_"))
 
 
+def function_names(path: str) -> dict:
+    """`__name__` of each public callable whose `__name__` is not its public name."""
+    obj = tf
+    for part in filter(None, path.split(".")):
+        obj = getattr(obj, part)
+    out = {}
+    for n in names(path):
+        fn_name = getattr(getattr(obj, n), "__name__", n)
+        if callable(getattr(obj, n)) and fn_name != n:
+            out[n] = fn_name
+    return out
+
+
 if __name__ == "__main__":
-    data = {"tensorflow": tf.__version__, "namespaces": {ns: names(ns) for ns in NAMESPACES}}
+    data = {"tensorflow": tf.__version__, "namespaces": {ns: names(ns) for ns in NAMESPACES},
+            "function_names": {ns: function_names(ns) for ns in NAMESPACES}}
     os.makedirs(os.path.join(HERE, "fixtures"), exist_ok=True)
     n = generator_env.dump(os.path.join(HERE, "fixtures", "tf_namespaces.json"), data)
     print(f"{len(NAMESPACES)} namespaces, {n} bytes")
