@@ -60,24 +60,25 @@ class TensorSliceDataset(Dataset):
                 raise ValueError(f"Dimensions {n} and {leaf.shape[0]} are not compatible")
         self._structure = element
         self._leaves = leaves
-        self._rows: Optional[List[tuple]] = None
         self._n = int(n)
         self._spec = structure.pack(element, [
             TensorSpec(TensorShape(tuple(t.shape[1:])), dtypes.as_dtype(t.dtype)) for t in leaves])
 
     def _iterate(self) -> Iterator[Any]:
-        if self._rows is None:  # unbind once: a view per row, reused by every epoch
-            self._rows = [t.unbind(0) for t in self._leaves]
-        rows = self._rows
-        if not structure.is_structure(self._structure):
-            yield from rows[0]
-            return
+        # Rows are views, made a chunk at a time (`unbind` of a slice): cheap per row, and a
+        # large source never holds a view object per row.
+        chunk, leaves = 1024, self._leaves
         pack = structure.packer(self._structure)
-        if pack is tuple:
-            yield from zip(*rows)
-            return
-        for leaves in zip(*rows):
-            yield pack(leaves)
+        single = not structure.is_structure(self._structure)
+        for start in range(0, self._n, chunk):
+            rows = [t[start:start + chunk].unbind(0) for t in leaves]
+            if single:
+                yield from rows[0]
+            elif pack is tuple:
+                yield from zip(*rows)
+            else:
+                for parts in zip(*rows):
+                    yield pack(parts)
 
     def _cardinality(self) -> int:
         return self._n
