@@ -118,3 +118,42 @@ def test_global_generator():
         assert tf.random.experimental.get_global_generator() is g
     finally:
         tf.random.set_global_generator(old)
+
+
+L = torch.zeros(2, 3)
+P = torch.tensor([1.0, 2.0])
+#: Seeded draws with host seeds: nothing read back from a device.
+SYNC_FREE = {
+    "stateless_normal": lambda g: tf.random.stateless_normal([3], seed=[1, 2]),
+    "stateless_uniform_int": lambda g: tf.random.stateless_uniform([3], seed=np.array([1, 2]),
+                                                                   minval=0, maxval=5,
+                                                                   dtype=tf.int32),
+    "stateless_categorical": lambda g: tf.random.stateless_categorical(L, 4, seed=[1, 2]),
+    "categorical": lambda g: tf.random.categorical(L, 4, seed=1),
+    "poisson": lambda g: tf.random.poisson([2], P, seed=1),
+    "gamma": lambda g: tf.random.gamma([2], P, seed=1),
+    "shuffle": lambda g: tf.random.shuffle(L, seed=1),
+    "index_shuffle": lambda g: tf.random.experimental.index_shuffle(torch.tensor([1, 2]), [3, 4],
+                                                                    9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYNC_FREE))
+def test_seeded_draws_do_not_sync(name):
+    from tfcompat.testing import host_syncs
+    g = tf.random.Generator.from_seed(1)
+    with host_syncs() as log:
+        SYNC_FREE[name](g)
+    assert list(log) == []
+
+
+def test_generator_reads_only_its_host_state():
+    """A draw reads the state variable, which lives in host memory (CPU) by design; nothing else."""
+    from tfcompat.testing import host_syncs
+    with tf.device("CPU:0"):
+        g = tf.random.Generator.from_seed(1)
+    assert g.state.device.endswith("CPU:0")
+    with host_syncs() as log:
+        g.normal([3])
+        g.uniform([2], 0, 4, dtype=tf.int64)
+    assert [s.location.split(" in ")[-1] for s in log] == ["_next", "_next"]

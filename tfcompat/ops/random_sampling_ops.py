@@ -75,7 +75,7 @@ def _with_generator(g: Optional[torch.Generator], device: torch.device, draw: An
     """Run `draw()` (an op without a generator argument) on a stream seeded by `g`."""
     if g is None:
         return draw()
-    seed = int(torch.randint(0, 2 ** 62, (1,), generator=g))
+    seed = g.initial_seed()  # a hash of the draw's key (random_ops._generator): no tensor read
     devices = [device] if device.type == "cuda" else []
     with torch.random.fork_rng(devices=devices, device_type=device.type):
         torch.manual_seed(seed)

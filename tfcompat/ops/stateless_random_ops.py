@@ -4,8 +4,11 @@ TF's contract: the same `seed` (shape [2], int32 or int64) and arguments
 give the same values on every call, with no state changed. Here each call
 seeds a `torch.Generator` from a hash of `(op, seed)`: deterministic in
 tfcompat for a given seed and shape, but not TF's Philox/ThreeFry streams.
-The seed's two integers are read on the host (one small copy; seeds are
-almost always host values).
+The seed's two integers are read on the host: Python and numpy seeds
+directly (no device copy), a device tensor with one small sync (TF's
+kernels take the seed on the device; torch's generators take it on the host).
+`index_shuffle` builds the permutation of `max_index + 1` elements on the
+host, so it suits index spaces that fit in memory.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Optional
 
+import numpy as np
 import torch
 
 from ..framework import device as device_lib
 from ..framework import dtypes
 from ..framework.errors import invalid_argument
+from ..framework import variable_protocol as protocol
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
 from ._shape_args import shape_arg
@@ -37,12 +42,40 @@ def generator_for(key: tuple, device: torch.device) -> torch.Generator:
     return g
 
 
+def _host_values(value: Any) -> tuple:
+    """`(torch dtype, shape, flat values)` of `value`, read without a device round trip.
+
+    Python and numpy values are read directly (never copied to the current
+    device just to be read back; Python ints count as int32 and floats as
+    float32, TF's conversion); a tensor is read with `tolist()`, which is a
+    sync only when it lives on an accelerator (as in TF, whose kernels take
+    seeds on the host).
+    """
+    if isinstance(value, torch.Tensor) or protocol.is_variable(value):
+        t = convert_to_tensor(value)
+        return t.dtype, tuple(t.shape), t.reshape(-1).tolist()
+    arr = np.asarray(value)
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        dtype = torch.from_numpy(np.zeros(0, arr.dtype)).dtype if arr.dtype.kind in "biuf" \
+            else torch.float32
+    else:
+        dtype = {"b": torch.bool, "i": torch.int32, "u": torch.int32}.get(arr.dtype.kind,
+                                                                          torch.float32)
+    return dtype, tuple(arr.shape), arr.reshape(-1).tolist()
+
+
+def _host_int(value: Any) -> int:
+    if type(value) is int:
+        return value
+    return int(_host_values(value)[2][0])
+
+
 def _seed(seed: Any, op: str = "StatelessRandomGetKeyCounter") -> tuple:
-    s = convert_to_tensor(seed)
-    D.check_dtype(op, s.dtype, _SEED_TYPES, attr="Tseed", names=["int32", "int64"])
-    if tuple(s.shape) != (2,):
-        raise invalid_argument(f"seed must have shape [2], not {D.fmt_shape(s.shape)}", op)
-    return tuple(s.tolist())
+    dtype, shape, values = _host_values(seed)
+    D.check_dtype(op, dtype, _SEED_TYPES, attr="Tseed", names=["int32", "int64"])
+    if shape != (2,):
+        raise invalid_argument(f"seed must have shape [2], not {D.fmt_shape(shape)}", op)
+    return tuple(int(v) for v in values)
 
 
 def _device() -> torch.device:
@@ -148,7 +181,7 @@ def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torc
                          "(tf.int32, tf.int64).")
     x = convert_to_tensor(logits)
     D.check_dtype(op, x.dtype, D.FLOATS)
-    n = int(convert_to_tensor(num_samples))
+    n = _host_int(num_samples)
     if x.dim() != 2:
         raise invalid_argument(f"logits should be a matrix, got shape {D.fmt_shape(x.shape)}", op)
     if n < 0:
@@ -184,13 +217,13 @@ def index_shuffle(index: Any, seed: Any, max_index: Any) -> torch.Tensor:
     idx = convert_to_tensor(index)
     D.check_dtype("RandomIndexShuffle", idx.dtype,
                   frozenset({torch.int32, torch.int64, torch.uint32, torch.uint64}), attr="dtype")
-    s = convert_to_tensor(seed)
-    if tuple(s.shape) != (2,):
-        got = D.fmt_shape([s.shape[0] + 1]) if s.dim() == 1 else D.fmt_shape(s.shape)
+    _, shape, values = _host_values(seed)
+    if shape != (2,):
+        got = D.fmt_shape([shape[0] + 1]) if len(shape) == 1 else D.fmt_shape(shape)
         raise invalid_argument(f"Seed must be a vector of size [3] or a matrix of size [1, 3] but "
                                f"got {got}.", "RandomIndexShuffle")
-    key = tuple(s.tolist())
-    m = int(convert_to_tensor(max_index))
+    key = tuple(int(v) for v in values)
+    m = _host_int(max_index)
     g = generator_for(("index_shuffle", key, m), torch.device("cpu"))
     perm = torch.randperm(m + 1, generator=g).to(idx.device)
     return perm[idx.long()].to(idx.dtype)
