@@ -267,3 +267,22 @@ def test_a_variable_referenced_twice_is_one_value(tmp_path):
     tf.train.Checkpoint(m=m, v=v).read(path).assert_consumed()
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     assert float(m.l[1].numpy()) == 5.0
+
+
+@pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.Adam(0.01),
+                                      lambda: tf.keras.optimizers.SGD(0.05, momentum=0.9)],
+                         ids=["adam", "sgd_momentum"])
+def test_restore_into_objects_that_already_trained(tmp_path, make_opt):
+    """The optimizer's cached step count and hyperparameters follow a restore into live objects."""
+    straight, opt_straight = _model(), make_opt()
+    _train(straight, opt_straight, 10, seed=0)
+    path = tf.train.Checkpoint(model=straight, optimizer=opt_straight).write(str(tmp_path / "x"))
+    _train(straight, opt_straight, 10, seed=1)
+
+    other, opt_other = _model(), make_opt()
+    _train(other, opt_other, 3, seed=7)
+    tf.train.Checkpoint(model=other, optimizer=opt_other).read(path).assert_consumed()
+    assert int(opt_other.iterations.numpy()) == 10
+    _train(other, opt_other, 10, seed=1)
+    for a, b in zip([straight.w, straight.b], [other.w, other.b]):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
 import tfcompat as tf
 from tfcompat.train.trackable import Trackable
@@ -93,3 +94,12 @@ def _normalized(text):
 def test_status_messages_match_tf(case, tmp_path):
     ours = programs.status_messages(tf, str(tmp_path))
     assert _normalized(ours[case]) == _normalized(STATUSES[case])
+
+
+def test_variables_follow_tf_trackable_value_protocol():
+    v = tf.Variable([1.0, 2.0])
+    saved = v._serialize_to_tensors()
+    assert list(saved) == ["VARIABLE_VALUE"]
+    v._restore_from_tensors({"VARIABLE_VALUE": torch.tensor([3.0, 4.0])})
+    np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(saved["VARIABLE_VALUE"].numpy(), [1.0, 2.0])  # a snapshot

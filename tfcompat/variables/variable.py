@@ -436,6 +436,15 @@ class Variable(metaclass=VariableMetaclass):
             shape=None if self.shape.rank is None else self.shape.as_list(),
         )
 
+    # -- checkpoints (TF's Trackable protocol; tf.train.Checkpoint saves `VARIABLE_VALUE`) ----
+    def _serialize_to_tensors(self) -> dict:
+        """`{"VARIABLE_VALUE": value}`: what a checkpoint saves of this variable."""
+        return {"VARIABLE_VALUE": self.read_value()}
+
+    def _restore_from_tensors(self, restored_tensors: dict) -> None:
+        """Assign the checkpointed `VARIABLE_VALUE`."""
+        self.assign(restored_tensors["VARIABLE_VALUE"], read_value=False)
+
     @staticmethod
     def from_proto(variable_def: VariableDef, import_scope: Optional[str] = None) -> "Variable":
         """A variable over the storage `variable_def` names (see `VariableDef`)."""
