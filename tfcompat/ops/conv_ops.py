@@ -80,13 +80,12 @@ def convolve(x: torch.Tensor, weight: torch.Tensor, n: int, cf: bool, strides: S
              dilations: Sequence[int], pads: Sequence[Tuple[int, int]], groups: int = 1) -> torch.Tensor:
     """`x` (TF layout) convolved with a torch-layout `weight` under TF's padding `pads`."""
     dtype = x.dtype
-    cdt = _compute_dtype(x)
+    cdt = None if dtype in _FAST_TYPES else _compute_dtype(x)
     if cdt is not None:
         x, weight = x.to(cdt), weight.to(cdt)
     sym = [min(b, a) for b, a in pads]
-    extra = [(b - m, a - m) for (b, a), m in zip(pads, sym)]
-    if any(e != (0, 0) for e in extra):
-        x = _pad_extra(x, extra, cf)
+    if any(b != a for b, a in pads):
+        x = _pad_extra(x, [(b - m, a - m) for (b, a), m in zip(pads, sym)], cf)
     xt = x if cf else _to_first(x, n)
     out = _CONVS[n](xt, weight, None, tuple(strides), tuple(sym), tuple(dilations), groups)
     out = out if cf else _to_last(out, n)
@@ -123,6 +122,22 @@ def _conv_nd(op: str, x: torch.Tensor, w: torch.Tensor, n: int, strides: Any, pa
     return convolve(x, weight, n, cf, st, dl, pads, groups)
 
 
+_FAST_TYPES = frozenset({torch.float32, torch.float64})
+
+
+def _conv2d_fast(x: torch.Tensor, w: torch.Tensor, stride: int, padding: str) -> torch.Tensor:
+    """`conv2d` of an NHWC tensor with an HWIO tensor of its depth, an int stride, no dilation."""
+    kh, kw = w.shape[0], w.shape[1]
+    if padding == "SAME":
+        pads = [W.same_pads(x.shape[1], kh, stride), W.same_pads(x.shape[2], kw, stride)]
+    else:
+        if x.shape[1] < kh or x.shape[2] < kw:
+            W.window_pads("VALID", None, x.shape[1:3], (kh, kw), (stride, stride), (1, 1),
+                          "Conv2D")
+        pads = [(0, 0), (0, 0)]
+    return convolve(x, w.permute(3, 2, 0, 1), 2, False, (stride, stride), (1, 1), pads)
+
+
 def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
            dilations: Any = None, name: Optional[str] = None) -> torch.Tensor:
     """`tf.nn.conv2d`: 2-D convolution of an `NHWC` (or `NCHW`) input with `HWIO` filters.
@@ -133,6 +148,13 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     convolution, as in TF. Inputs of rank > 4 have extra leading batch dims.
     torch: `F.conv2d` on a channels-last view.
     """
+    if (type(input) is torch.Tensor and type(filters) is torch.Tensor and type(strides) is int
+            and dilations is None and data_format == "NHWC" and input.dim() == 4
+            and filters.dim() == 4 and input.dtype is filters.dtype
+            and input.dtype in _FAST_TYPES and (padding == "SAME" or padding == "VALID")
+            and strides > 0 and input.device == filters.device
+            and input.shape[3] == filters.shape[2]):
+        return _conv2d_fast(input, filters, strides, padding)  # the common call, checked less
     x, w = _inputs("Conv2D", input, filters, _CONV_TYPES, _CONV_NAMES)
     cf = W.channels_first(data_format if data_format is not None else "NHWC", 2, "Conv2D",
                           ("NHWC", "NCHW"))
