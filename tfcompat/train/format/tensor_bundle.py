@@ -24,25 +24,23 @@ from __future__ import annotations
 
 import os
 import secrets
-import struct
 from typing import Any, Optional
 
-import ml_dtypes
 import numpy as np
 import torch
 
 from ...framework.dtypes import DType
 from ...framework.errors import DataLossError, NotFoundError, UnimplementedError
-from . import crc32c, protos
+from . import crc32c, protos, string_tensor
+from .host_buffers import host_array, numpy_view
 from .protos import BundleEntryProto, BundleHeaderProto, DataType, VersionDef
 from .table import build_table, read_table
 from .tensor_slices import encode_tensor_name_slice, slice_bounds
-from .wire import DecodeError, decode_varint, encode_varint
+from .wire import DecodeError
 
 __all__ = ["BundleWriter", "BundleReader", "data_filename", "index_filename", "BUNDLE_VERSION"]
 
 BUNDLE_VERSION = 1  # TF's kTensorBundleVersion
-_UINT32_MAX = 0xFFFFFFFF
 _SMALL_WRITE = 1 << 20  # tensors below this are coalesced into one buffered write
 _MAX_DIM = 1 << 62
 _WRITEBACK_CHUNK = 32 << 20  # start the disk's write-back after every 32 MiB written
@@ -85,79 +83,6 @@ def _fsync_dir(path: str) -> None:
         pass  # some filesystems cannot fsync a directory; the files themselves are synced
     finally:
         os.close(fd)
-
-
-_TORCH_DATATYPE = {
-    torch.float16: DataType.DT_HALF, torch.bfloat16: DataType.DT_BFLOAT16,
-    torch.float32: DataType.DT_FLOAT, torch.float64: DataType.DT_DOUBLE,
-    torch.int8: DataType.DT_INT8, torch.int16: DataType.DT_INT16, torch.int32: DataType.DT_INT32,
-    torch.int64: DataType.DT_INT64, torch.uint8: DataType.DT_UINT8, torch.uint16: DataType.DT_UINT16,
-    torch.uint32: DataType.DT_UINT32, torch.uint64: DataType.DT_UINT64, torch.bool: DataType.DT_BOOL,
-    torch.complex64: DataType.DT_COMPLEX64, torch.complex128: DataType.DT_COMPLEX128,
-}
-
-
-def _host_array(value: Any) -> tuple[int, np.ndarray]:
-    """`(DataType, contiguous little-endian numpy array)` for a value to save.
-
-    A torch tensor on any device is copied to host here, one at a time; a
-    CPU tensor that is already contiguous is viewed, not copied.
-    """
-    if isinstance(value, torch.Tensor):
-        t = value.detach()
-        datatype = _TORCH_DATATYPE.get(t.dtype)
-        if datatype is None:
-            raise TypeError(f"cannot save a torch tensor of dtype {t.dtype} in a TF checkpoint")
-        if t.device.type != "cpu":
-            t = t.to("cpu")
-        t = t.resolve_conj().resolve_neg().contiguous()
-        if t.dtype == torch.bfloat16:
-            arr = t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-        elif t.dtype in (torch.uint16, torch.uint32, torch.uint64):
-            signed = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}[t.dtype]
-            arr = t.view(signed).numpy().view(protos.numpy_dtype(datatype))
-        else:
-            arr = t.numpy()
-        return datatype, arr
-    arr = np.asarray(value)
-    datatype = protos.datatype_of(arr.dtype)
-    if datatype == DataType.DT_STRING:
-        return datatype, arr
-    target = protos.numpy_dtype(datatype)
-    if arr.dtype != target or not arr.flags.c_contiguous:
-        arr = arr.astype(target, order="C")  # (np.ascontiguousarray would make a scalar 1-d)
-    return datatype, arr
-
-
-def _element_bytes(x: Any) -> bytes:
-    if isinstance(x, bytes):
-        return x
-    if isinstance(x, str):
-        return x.encode("utf-8")
-    if isinstance(x, (bytearray, memoryview, np.bytes_)):
-        return bytes(x)
-    raise TypeError(f"string tensors hold bytes or str elements, got {type(x).__name__}")
-
-
-def _string_tensor_bytes(arr: np.ndarray) -> tuple[bytes, bytes, int]:
-    """(header = varint lengths + masked length checksum, body, crc32c) of a string tensor."""
-    elems = [_element_bytes(x) for x in arr.reshape(-1).tolist()] if arr.size else []
-    lengths = [len(e) for e in elems]
-    header = bytearray()
-    for n in lengths:
-        header += encode_varint(n)
-    # TF checksums each length as a uint32 (a uint64 past 4 GiB), not as its varint.
-    if all(n <= _UINT32_MAX for n in lengths):
-        crc = crc32c.value(np.asarray(lengths, dtype="<u4"))
-    else:
-        crc = 0
-        for n in lengths:
-            crc = crc32c.extend(crc, struct.pack("<I" if n <= _UINT32_MAX else "<Q", n))
-    length_checksum = struct.pack("<I", crc32c.mask(crc))
-    crc = crc32c.extend(crc, length_checksum)
-    body = b"".join(elems)
-    crc = crc32c.extend(crc, body)
-    return bytes(header) + length_checksum, body, crc
 
 
 class BundleWriter:
@@ -229,10 +154,10 @@ class BundleWriter:
             raise ValueError("the empty key is reserved for the bundle header")
         if bkey in self._entries:
             raise ValueError(f"Adding duplicate key: {key}")
-        datatype, arr = _host_array(value)
+        datatype, arr = host_array(value)
         offset = self._offset
         if datatype == DataType.DT_STRING:
-            header, body, crc = _string_tensor_bytes(arr)
+            header, body, crc = string_tensor.encode(arr)
             size = len(header) + len(body)
             self._append(header, len(header))
             self._append(body, len(body))
@@ -506,48 +431,16 @@ class BundleReader:
         for d in shape:
             count *= d
         fd, path = self._locate(entry, bkey)
-        # Each element takes at least one varint byte, plus the 4-byte checksum.
-        if count + 4 > entry.size:
+        if count + 4 > entry.size:  # checked before the read and the allocation
             raise self._loss(f"The string entry's size {entry.size} cannot hold {count} elements", bkey, path)
         raw = np.empty(entry.size, np.uint8)
         self._pread_into(fd, entry.offset, raw, bkey, path)
-        buf = raw.tobytes()
-        del raw
-        lengths, pos = self._string_lengths(buf, count, entry, bkey, path)
-        # TF checksums each length as a uint32 (a uint64 past 4 GiB), not as its varint.
-        if all(n <= _UINT32_MAX for n in lengths):
-            crc = crc32c.value(np.asarray(lengths, dtype="<u4"))
-        else:
-            crc = 0
-            for n in lengths:
-                crc = crc32c.extend(crc, struct.pack("<I" if n <= _UINT32_MAX else "<Q", n))
-        (stored,) = struct.unpack_from("<I", buf, pos)
-        if stored != crc32c.mask(crc):
-            raise self._loss("Checksum of the string lengths does not match", bkey, path)
-        self._check_crc(crc32c.extend(crc, memoryview(buf)[pos:]), entry, bkey, path)
-        pos += 4
-        out = np.empty(count, dtype=object)
-        for i, n in enumerate(lengths):
-            out[i] = buf[pos:pos + n]
-            pos += n
-        return out.reshape(shape)
-
-    def _string_lengths(self, buf: bytes, count: int, entry: BundleEntryProto, bkey: bytes,
-                        path: str) -> tuple[list[int], int]:
-        lengths = []
-        pos = 0
-        total = 0
         try:
-            for _ in range(count):
-                n, pos = decode_varint(buf, pos, len(buf))
-                lengths.append(n)
-                total += n
-        except DecodeError:
-            raise self._loss("A corrupted string length", bkey, path) from None
-        if pos + 4 + total != entry.size:
-            raise self._loss(f"The string lengths ({total} bytes) do not match the entry's size "
-                             f"{entry.size}", bkey, path)
-        return lengths, pos
+            out, crc = string_tensor.decode(raw.tobytes(), count)
+        except string_tensor.StringTensorError as e:
+            raise self._loss(str(e), bkey, path) from None
+        self._check_crc(crc, entry, bkey, path)
+        return out.reshape(shape)
 
     # -- public reads -------------------------------------------------------------
     def read(self, key: str) -> np.ndarray:
@@ -578,7 +471,7 @@ class BundleReader:
             return _to_torch(self._read_sliced(entry, bkey), dtype)
         shape = self._alloc(entry, bkey, self._np_dtype(entry, bkey))
         out = torch.empty(shape, dtype=dtype)
-        self._read_numeric_into(entry, bkey, _numpy_view(out))
+        self._read_numeric_into(entry, bkey, numpy_view(out))
         return out
 
     def read_into(self, key: str, out: Any) -> None:
@@ -586,7 +479,7 @@ class BundleReader:
         shape and dtype (no allocation)."""
         bkey = self._bkey(key)
         entry = self.entry(bkey)
-        dest = _numpy_view(out) if isinstance(out, torch.Tensor) else out
+        dest = numpy_view(out) if isinstance(out, torch.Tensor) else out
         want = self._np_dtype(entry, bkey)
         if entry.dtype == DataType.DT_STRING or entry.slices:
             dest[...] = self.read(bkey)
@@ -665,19 +558,7 @@ class BundleReader:
             self.close()
 
 
-def _numpy_view(t: torch.Tensor) -> np.ndarray:
-    """A numpy view of a contiguous CPU tensor (bfloat16 and wide unsigned types included)."""
-    if t.device.type != "cpu" or not t.is_contiguous():
-        raise ValueError("needs a contiguous CPU tensor")
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    signed = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}.get(t.dtype)
-    if signed is not None:
-        return t.view(signed).numpy().view(np.dtype(str(t.dtype).replace("torch.", "")))
-    return t.numpy()
-
-
 def _to_torch(arr: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
     out = torch.empty(arr.shape, dtype=dtype)
-    _numpy_view(out)[...] = arr
+    numpy_view(out)[...] = arr
     return out
