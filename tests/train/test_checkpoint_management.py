@@ -233,3 +233,18 @@ def test_killed_saves_always_leave_a_complete_latest_checkpoint(tmp_path):
                           text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 0, done.stderr[-3000:]
     assert "kills 20 final " in done.stdout and not done.stdout.strip().endswith("None"), done.stdout
+
+
+def test_a_relative_directory_round_trips(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), "ckpts", max_to_keep=1)
+    assert manager.save() == os.path.join("ckpts", "ckpt-1")
+    assert 'model_checkpoint_path: "ckpt-1"' in (tmp_path / "ckpts" / "checkpoint").read_text()
+    assert tf.train.latest_checkpoint("ckpts") == os.path.join("ckpts", "ckpt-1")
+    again = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), "ckpts", max_to_keep=1)
+    assert again.checkpoints == [os.path.join("ckpts", "ckpt-1")]
+    os.mkdir("tf1")
+    path = tf.compat.v1.train.Saver([tf.Variable(2.0, name="x")]).save(None, os.path.join("tf1", "model"),
+                                                                       global_step=3)
+    assert 'model_checkpoint_path: "model-3"' in (tmp_path / "tf1" / "checkpoint").read_text()  # as TF
+    assert tf.train.latest_checkpoint("tf1") == path == os.path.join("tf1", "model-3")

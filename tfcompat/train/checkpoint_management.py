@@ -77,13 +77,12 @@ def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model
     if timestamps and len(timestamps) != len(paths):
         raise ValueError("Checkpoint timestamps, if provided, must match checkpoint paths "
                          f"(got paths {paths} and timestamps {timestamps})")
-    if save_relative_paths or not os.path.isabs(save_dir):
-        def relative(p: str) -> str:
-            if save_relative_paths:
-                return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
-            return p if os.path.isabs(p) else os.path.relpath(p, save_dir)
-
-        model_checkpoint_path, paths = relative(model_checkpoint_path), [relative(p) for p in paths]
+    if save_relative_paths:  # absolute paths become relative to save_dir
+        model_checkpoint_path = _relative_if_absolute(model_checkpoint_path, save_dir)
+        paths = [_relative_if_absolute(p, save_dir) for p in paths]
+    if not os.path.isabs(save_dir):  # relative paths are written relative to a relative save_dir
+        model_checkpoint_path = _relative_if_relative(model_checkpoint_path, save_dir)
+        paths = [_relative_if_relative(p, save_dir) for p in paths]
     if _checkpoint_state_path(save_dir, latest_filename) == model_checkpoint_path:
         raise RuntimeError(f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint "
                            "state.  Please use a different save path.")
@@ -92,6 +91,14 @@ def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model
                                    all_model_checkpoint_timestamps=timestamps,
                                    last_preserved_timestamp=last_preserved_timestamp or 0.0)
     state_file.write_state(save_dir, state, latest_filename=latest_filename or "checkpoint")
+
+
+def _relative_if_absolute(path: str, start: str) -> str:
+    return os.path.relpath(path, start) if os.path.isabs(path) else path
+
+
+def _relative_if_relative(path: str, start: str) -> str:
+    return path if os.path.isabs(path) else os.path.relpath(path, start or os.curdir)
 
 
 def remove_checkpoint(prefix: str) -> None:
