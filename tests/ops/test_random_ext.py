@@ -157,3 +157,22 @@ def test_generator_reads_only_its_host_state():
         g.normal([3])
         g.uniform([2], 0, 4, dtype=tf.int64)
     assert [s.location.split(" in ")[-1] for s in log] == ["_next", "_next"]
+
+
+def test_stateless_gamma_poisson_binomial_moments_and_determinism():
+    a = tf.random.stateless_gamma([N, 2], seed=[1, 2], alpha=[0.5, 4.0], beta=2.0).numpy()
+    np.testing.assert_allclose(a.mean(0), [0.25, 2.0], rtol=0.05)
+    assert torch.equal(tf.random.stateless_gamma([N, 2], seed=[1, 2], alpha=[0.5, 4.0], beta=2.0),
+                       torch.from_numpy(a))
+    p = tf.random.stateless_poisson([N, 2], seed=[3, 4], lam=[0.5, 4.0]).numpy()
+    assert p.dtype == np.int32
+    np.testing.assert_allclose(p.var(0), [0.5, 4.0], rtol=0.1)
+    b = tf.random.stateless_binomial([N], seed=[5, 6], counts=10.0, probs=0.3).numpy()
+    assert b.min() >= 0 and b.max() <= 10
+    assert abs(b.mean() - 3.0) < 0.05 and abs(b.var() - 2.1) < 0.1
+
+
+def test_split_and_fold_in_give_distinct_seeds():
+    seeds = tf.random.split([1, 2], 4).numpy()
+    assert len({tuple(s) for s in seeds}) == 4
+    assert not (tf.random.fold_in([1, 2], 0).numpy() == tf.random.fold_in([1, 2], 1).numpy()).all()

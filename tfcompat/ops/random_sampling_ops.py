@@ -16,7 +16,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
 from . import random_ops
 from ._shape_args import shape_arg
-from .stateless_random_ops import categorical_with
+from .stateless_random_ops import categorical_with, draw_with
 
 __all__ = ["categorical", "shuffle", "random_gamma", "random_poisson"]
 
@@ -62,24 +62,14 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = dtypes.f
     out_shape = tuple(dims) + tuple(param_shape)
     work = torch.float64 if dt.as_torch is torch.float64 else torch.float32
     conc = a.to(work).expand(out_shape).contiguous()
-    # _standard_gamma takes no generator: a seeded call draws on a forked RNG seeded from a
-    # host generator (no device sync)
+    # _standard_gamma takes no generator: a seeded call draws on a forked RNG seeded by the
+    # key's hash (no device sync)
     g = random_ops._generator("RandomGamma", dt.as_torch, seed, torch.device("cpu"))
-    sample = _with_generator(g, a.device, lambda: torch._standard_gamma(conc))
+    sample = torch._standard_gamma(conc) if g is None else \
+        draw_with(g, a.device, lambda: torch._standard_gamma(conc))
     if b is not None:
         sample = sample / b.to(work)
     return sample.to(dt.as_torch)
-
-
-def _with_generator(g: Optional[torch.Generator], device: torch.device, draw: Any) -> torch.Tensor:
-    """Run `draw()` (an op without a generator argument) on a stream seeded by `g`."""
-    if g is None:
-        return draw()
-    seed = g.initial_seed()  # a hash of the draw's key (random_ops._generator): no tensor read
-    devices = [device] if device.type == "cuda" else []
-    with torch.random.fork_rng(devices=devices, device_type=device.type):
-        torch.manual_seed(seed)
-        return draw()
 
 
 _POISSON_OUT = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)

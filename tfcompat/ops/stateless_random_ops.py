@@ -29,7 +29,8 @@ from ._shape_args import shape_arg
 from . import random_ops
 
 __all__ = ["stateless_normal", "stateless_uniform", "stateless_truncated_normal",
-           "stateless_categorical", "index_shuffle", "generator_for"]
+           "stateless_categorical", "stateless_binomial", "stateless_gamma", "stateless_poisson",
+           "split", "fold_in", "index_shuffle", "generator_for", "draw_with"]
 
 _SEED_TYPES = frozenset({torch.int32, torch.int64})
 
@@ -227,3 +228,95 @@ def index_shuffle(index: Any, seed: Any, max_index: Any) -> torch.Tensor:
     g = generator_for(("index_shuffle", key, m), torch.device("cpu"))
     perm = torch.randperm(m + 1, generator=g).to(idx.device)
     return perm[idx.long()].to(idx.dtype)
+
+
+def draw_with(g: torch.Generator, device: torch.device, draw: Any) -> torch.Tensor:
+    """Run `draw()`, an op without a `generator=` argument (`_standard_gamma`), on a forked
+    RNG seeded by `g`'s seed (a hash of the draw's key: no tensor is read)."""
+    devices = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices, device_type=device.type):
+        torch.manual_seed(g.initial_seed())
+        return draw()
+
+
+def _seed_dtype(seed: Any) -> torch.dtype:
+    return _host_values(seed)[0]
+
+
+def split(seed: Any, num: int = 2, alg: str = "auto_select") -> torch.Tensor:
+    """`tf.random.split` / `experimental.stateless_split`: `num` new seeds (shape `[num, 2]`,
+    the seed's dtype) derived from `seed`."""
+    key = _seed(seed)
+    dt = _seed_dtype(seed)
+    g = generator_for(("split", key, int(num)), torch.device("cpu"))
+    info = torch.iinfo(dt)
+    out = torch.randint(info.min, info.max, (int(num), 2), dtype=torch.int64, generator=g)
+    return out.to(dt).to(_device())
+
+
+def fold_in(seed: Any, data: Any, alg: str = "auto_select") -> torch.Tensor:
+    """`tf.random.fold_in` / `experimental.stateless_fold_in`: a new seed (shape [2]) from
+    `seed` and the integer `data`; int32 unless `data` is an int64 tensor."""
+    key = _seed(seed)
+    dt, _, values = _host_values(data)
+    out_dt = torch.int64 if dt is torch.int64 else torch.int32
+    g = generator_for(("fold_in", key, int(values[0])), torch.device("cpu"))
+    info = torch.iinfo(out_dt)
+    out = torch.randint(info.min, info.max, (2,), dtype=torch.int64, generator=g)
+    return out.to(out_dt).to(_device())
+
+
+def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
+                       output_dtype: Any = dtypes.int32, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.stateless_binomial`: Binomial(counts, probs) draws of `shape`, fixed by `seed`."""
+    dt = dtypes.as_dtype(output_dtype)
+    dims = shape_arg(shape, "StatelessRandomBinomial", allow_scalar=False)
+    key = _seed(seed)
+    device = _device()
+    c = convert_to_tensor(counts, dtype_hint=dtypes.float32).to(device, torch.float32)
+    p = convert_to_tensor(probs, dtype_hint=dtypes.float32).to(device, torch.float32)
+    g = generator_for(("binomial", key), device)
+    draws = torch.binomial(c.expand(dims).contiguous(), p.expand(dims).contiguous(), generator=g)
+    return draws.to(dt.as_torch)
+
+
+def _ends_with(dims: tuple, tail: tuple, op: str) -> None:
+    if len(tail) > len(dims) or tuple(dims[len(dims) - len(tail):]) != tuple(tail):
+        raise invalid_argument("Shape passed in must end with broadcasted shape.", op)
+
+
+def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
+                    dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.stateless_gamma`: Gamma(alpha, rate=beta) draws of `shape` (which must end
+    with alpha and beta's broadcast shape), fixed by `seed`."""
+    dt = dtypes.as_dtype(dtype)
+    a = convert_to_tensor(alpha, dtype=dt)
+    D.check_dtype("StatelessRandomGammaV3", a.dtype,
+                  frozenset({torch.float16, torch.float32, torch.float64}))
+    b = None if beta is None else convert_to_tensor(beta, dtype=dt)
+    dims = shape_arg(shape, "StatelessRandomGammaV3", allow_scalar=False)
+    key = _seed(seed)
+    params = a.shape if b is None else torch.broadcast_shapes(a.shape, b.shape)
+    _ends_with(tuple(dims), tuple(params), "StatelessRandomGammaV3")
+    work = torch.float64 if dt.as_torch is torch.float64 else torch.float32
+    conc = a.to(work).expand(tuple(dims)).contiguous()
+    g = generator_for(("gamma", key), torch.device("cpu"))
+    sample = draw_with(g, conc.device, lambda: torch._standard_gamma(conc))
+    if b is not None:
+        sample = sample / b.to(work)
+    return sample.to(dt.as_torch)
+
+
+def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtypes.int32,
+                      name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.stateless_poisson`: Poisson(lam) draws of `shape` (ending with lam's shape),
+    fixed by `seed`; `dtype` defaults to int32 as in TF."""
+    dt = dtypes.as_dtype(dtype)
+    rate = convert_to_tensor(lam, dtype_hint=dtypes.float32)
+    dims = shape_arg(shape, "StatelessRandomPoisson", allow_scalar=False)
+    key = _seed(seed)
+    _ends_with(tuple(dims), tuple(rate.shape), "StatelessRandomPoisson")
+    work = torch.float64 if rate.dtype is torch.float64 else torch.float32
+    r = rate.to(work).expand(tuple(dims)).contiguous()
+    g = generator_for(("poisson", key), r.device)
+    return torch.poisson(r, generator=g).to(dt.as_torch)

@@ -107,3 +107,33 @@ CASES = {
                                         tf.random.experimental.get_global_generator()
                                         is tf.random.get_global_generator()],
 }
+
+CASES.update({
+    "split": shape_only(lambda tf: tf.random.split([1, 2])),
+    "split_3_int64": shape_only(lambda tf: tf.random.split(tf.constant([1, 2], tf.int64), 3)),
+    "fold_in": shape_only(lambda tf: tf.random.fold_in([1, 2], 3)),
+    "fold_in_int64_seed": shape_only(lambda tf: tf.random.fold_in(tf.constant([1, 2], tf.int64),
+                                                                  3)),
+    "fold_in_bad_seed": lambda tf: tf.random.fold_in([1, 2, 3], 3),
+    "experimental_split": shape_only(lambda tf: tf.random.experimental.stateless_split([1, 2], 2)),
+    "experimental_fold_in": shape_only(lambda tf: tf.random.experimental.stateless_fold_in([1, 2],
+                                                                                           2)),
+    "stateless_binomial": shape_only(lambda tf: tf.random.stateless_binomial(
+        [2], [1, 2], counts=5.0, probs=0.5)),
+    "stateless_binomial_f32": shape_only(lambda tf: tf.random.stateless_binomial(
+        [2], [1, 2], counts=[5.0, 6], probs=0.5, output_dtype=tf.float32)),
+    "stateless_gamma_bad_shape": lambda tf: tf.random.stateless_gamma([3], [1, 2],
+                                                                      alpha=[1.0, 2.0]),
+    "stateless_gamma": shape_only(lambda tf: tf.random.stateless_gamma([3, 2], [1, 2],
+                                                                       alpha=[1.0, 2.0], beta=2.0)),
+    "stateless_gamma_f64": shape_only(lambda tf: tf.random.stateless_gamma(
+        [3, 2], [1, 2], alpha=1.0, dtype=tf.float64)),
+    "stateless_gamma_int": lambda tf: tf.random.stateless_gamma([2], [1, 2], alpha=1.0,
+                                                                dtype=tf.int32),
+    "stateless_poisson": shape_only(lambda tf: tf.random.stateless_poisson([3, 2], [1, 2],
+                                                                           lam=[1.0, 2.0])),
+    "stateless_poisson_f32": shape_only(lambda tf: tf.random.stateless_poisson(
+        [3, 2], [1, 2], lam=[1.0, 2.0], dtype=tf.float32)),
+    "stateless_poisson_bad_shape": lambda tf: tf.random.stateless_poisson([3], [1, 2],
+                                                                          lam=[1.0, 2.0]),
+})
