@@ -81,6 +81,17 @@ def test_lstsq_fast_and_exact_agree_on_full_rank():
     torch.testing.assert_close(la.lstsq(a, b, l2_regularizer=lam), want)
 
 
+@given(st.integers(0, 10 ** 6), st.sampled_from([(), (2,)]))
+def test_lu_permutes_rows_as_tf(seed, batch):
+    a = _well_conditioned(seed, 4, batch)
+    packed, p = la.lu(a)
+    assert p.dtype == torch.int32
+    low = torch.tril(packed, -1) + torch.eye(4, dtype=torch.float64)
+    rows = a.gather(-2, p.long().unsqueeze(-1).expand(a.shape))
+    torch.testing.assert_close(low @ torch.triu(packed), rows)  # a[p] = L U
+    torch.testing.assert_close(la.lu_reconstruct(packed, p), a)
+
+
 def test_singular_inputs_follow_tf_cpu():
     sing = torch.tensor([[1.0, 2.0], [2.0, 4.0]])
     with pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible"):
@@ -136,6 +147,11 @@ GRADCHECKS = {
     "einsum": (lambda x: tf.einsum("ij,jk,k->i", x, x, x[0]), lambda: _well_conditioned(12)),
     "top_k": (lambda x: tf.math.top_k(x, 2).values, lambda: _well_conditioned(13)),
     "sort": (lambda x: tf.sort(x, axis=0, direction="DESCENDING"), lambda: _well_conditioned(14)),
+    "lu_solve": (lambda x: la.lu_solve(*la.lu(x), W[:3]), lambda: _well_conditioned(16)),
+    "lu_reconstruct": (lambda x: la.lu_reconstruct(*la.lu(x)), lambda: _well_conditioned(17)),
+    "cross": (lambda x: la.cross(x, x.flip(0)), lambda: _well_conditioned(18)),
+    "reverse_sequence": (lambda x: tf.reverse_sequence(x, [3, 0, 2], seq_axis=1, batch_axis=0),
+                         lambda: _well_conditioned(19)),
     "gather_batch_dims": (lambda x: tf.gather(x, [[2, 0], [1, 1], [0, 2]], axis=1, batch_dims=1),
                           lambda: _well_conditioned(15)),
 }

@@ -79,6 +79,9 @@ __all__ += ["broadcast_to", "broadcast_static_shape", "broadcast_dynamic_shape",
             "linspace", "sequence_mask", "ensure_shape", "tensor_scatter_nd_sub",
             "tensor_scatter_nd_min", "tensor_scatter_nd_max", "unique_with_counts",
             "dynamic_partition", "dynamic_stitch", "einsum", "eye", "norm", "tensordot"]
+from .indexing_ops import unravel_index
+from .slicing_ops import reverse_sequence
+__all__ += ["reverse_sequence", "unravel_index"]
 
 # -- math (issue 9, engineer D) --
 from .binary_math_ops import atan2, truncatediv, truncatemod

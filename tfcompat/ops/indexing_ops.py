@@ -36,7 +36,7 @@ from ..framework.variable_protocol import is_variable as _is_variable
 __all__ = ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
            "tensor_scatter_nd_add", "unsorted_segment_sum", "boolean_mask", "where", "unique",
            "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
-           "unique_with_counts"]
+           "unique_with_counts", "unravel_index"]
 
 
 def _is_zero_axis(axis: Any) -> bool:
@@ -478,3 +478,27 @@ def unique_with_counts(x: Any, out_idx: Any = dtypes.int32,
     y, idx = unique(x, out_idx=out_idx)
     count = torch.bincount(idx.to(torch.int64), minlength=y.shape[0]).to(idx.dtype)
     return UniqueWithCounts(y, idx, count)
+
+
+def unravel_index(indices: Any, dims: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.unravel_index`: the coordinates `[len(dims)] + indices.shape` of flat `indices` in an array of shape `dims`.
+
+    Row-major (C order), as numpy's `unravel_index`; `dims` takes the
+    indices' dtype (int32 or int64). An index outside `[0, prod(dims))` is
+    an `InvalidArgumentError` on CPU.
+    """
+    idx = index_tensor(indices, "UnravelIndex", attr="Tidx", allowed=D.INT32_64)
+    if idx.dim() > 1:
+        raise invalid(f'The indices can only be scalar or vector, got "{D.fmt_shape(idx.shape)}"',
+                      "UnravelIndex")
+    shape = int_values(dims, "UnravelIndex", attr="Tidx", python_dtype=idx.dtype)
+    shape = [shape] if isinstance(shape, int) else shape
+    total = math.prod(shape)
+    if checks_on_host(idx) and idx.numel() and not all_in_range(idx, total):
+        raise invalid("index is out of bound as with dims", "UnravelIndex")
+    rest = idx.to(torch.int64)
+    coords = []
+    for d in reversed(shape):
+        coords.append(torch.remainder(rest, d) if d else torch.zeros_like(rest))
+        rest = torch.div(rest, d, rounding_mode="floor") if d else rest
+    return torch.stack(coords[::-1]).to(idx.dtype)

@@ -38,7 +38,8 @@ from . import _dispatch as D
 from ._indices import checks_on_host
 
 __all__ = ["inv", "det", "slogdet", "logdet", "solve", "cholesky", "cholesky_solve", "qr", "svd",
-           "eigh", "eigvalsh", "triangular_solve", "lstsq", "expm", "pinv"]
+           "eigh", "eigvalsh", "triangular_solve", "lstsq", "expm", "pinv", "lu", "lu_reconstruct",
+           "lu_solve", "eig", "eigvals"]
 
 _LINALG = frozenset({torch.float16, torch.float32, torch.float64, torch.complex64,
                      torch.complex128})
@@ -332,3 +333,72 @@ def pinv(a: Any, rcond: Any = None, validate_args: bool = False,
         real = t.real.dtype if t.is_complex() else t.dtype
         rcond = 10.0 * max(t.shape[-2], t.shape[-1]) * torch.finfo(real).eps
     return torch.linalg.pinv(t, rtol=rcond)
+
+
+Lu = collections.namedtuple("Lu", ["lu", "p"])
+
+
+def lu(input: Any, output_idx_type: Any = dtypes.int32,  # noqa: A002
+       name: Optional[str] = None) -> Lu:
+    """`tf.linalg.lu`: `(lu, p)` with `input[..., p, :] = L @ U` (partial pivoting, `torch.linalg.lu_factor_ex`).
+
+    `lu` packs the unit lower `L` (below the diagonal) and `U`; `p` is the
+    row permutation (not LAPACK's swap list). A singular matrix is
+    `InvalidArgumentError: Input is not invertible.` on CPU, as TF.
+    """
+    t = _matrix(input, "Lu", _NAMES_DFH)
+    idx = dtypes.to_torch(output_idx_type)
+    D.check_dtype("Lu", idx, D.INT32_64, attr="output_idx_type")
+    packed, pivots, info = torch.linalg.lu_factor_ex(t)
+    _raise_if_singular(info, "Input is not invertible.", "Lu")
+    perm, _, _ = torch.lu_unpack(packed, pivots, unpack_data=False)
+    # A = P L U, so row i of L U is row p[i] of A: p is where each column of P has its 1.
+    return Lu(packed, perm.argmax(dim=-2).to(idx))
+
+
+def _unpack_lu(lower_upper: torch.Tensor) -> tuple:
+    n = lower_upper.shape[-1]
+    eye = torch.eye(n, dtype=lower_upper.dtype, device=lower_upper.device)
+    return torch.tril(lower_upper, -1) + eye, torch.triu(lower_upper)
+
+
+def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False,
+                   name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.lu_reconstruct`: the matrix `A` that `tf.linalg.lu` factored into `(lower_upper, perm)`."""
+    packed = _matrix(lower_upper, "MatMul", _NAMES_DFH)
+    p = convert_to_tensor(perm).to(packed.device, torch.int64)
+    low, up = _unpack_lu(packed)
+    rows = low @ up
+    inverse = torch.argsort(p, dim=-1)
+    return rows.gather(-2, inverse.unsqueeze(-1).expand(rows.shape))
+
+
+def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
+             name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.lu_solve`: `X` with `A X = rhs`, given `(lower_upper, perm) = tf.linalg.lu(A)`."""
+    packed, b = D.matched("MatrixTriangularSolve", lower_upper, rhs)
+    packed = _matrix(packed, "MatrixTriangularSolve", _NAMES_DFH)
+    p = convert_to_tensor(perm).to(packed.device, torch.int64)
+    if b.dim() < 2 or b.shape[-2] != packed.shape[-1]:
+        raise invalid(f"rhs must be [..., {packed.shape[-1]}, K], got {D.fmt_shape(b.shape)}",
+                      "MatrixTriangularSolve")
+    permuted = b.gather(-2, p.unsqueeze(-1).expand(p.shape + (b.shape[-1],)))
+    y = torch.linalg.solve_triangular(packed, permuted, upper=False, unitriangular=True)
+    return torch.linalg.solve_triangular(packed, y, upper=True)
+
+
+def eig(tensor: Any, name: Optional[str] = None) -> tuple:
+    """`tf.linalg.eig`: `(e, v)`, complex eigenvalues and unit eigenvectors of general square matrices.
+
+    `torch.linalg.eig` (LAPACK geev; TF: Eigen): the eigenvalues' order and
+    each eigenvector's phase may differ from TF's.
+    """
+    t = _matrix(tensor, "Eig", ("float", "double", "complex64", "complex128"))
+    e, v = torch.linalg.eig(t)
+    return e, v
+
+
+def eigvals(tensor: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.eigvals`: the complex eigenvalues of general square matrices (order may differ from TF's)."""
+    t = _matrix(tensor, "Eig", ("float", "double", "complex64", "complex128"))
+    return torch.linalg.eigvals(t)

@@ -23,13 +23,14 @@ import torch
 from ..framework import device as device_lib
 from ..framework import dtypes, errors
 from ..framework.errors import invalid_argument as invalid
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
 from . import _dispatch as D
 from . import math_ops
 from ._shape_args import int_values, shape_arg
 
 __all__ = ["eye", "matvec", "diag", "diag_part", "set_diag", "band_part", "trace",
-           "matrix_transpose", "adjoint", "norm", "l2_normalize", "einsum", "tensordot"]
+           "matrix_transpose", "adjoint", "norm", "l2_normalize", "einsum", "tensordot", "cross",
+           "normalize", "matrix_rank", "tensor_diag", "tensor_diag_part"]
 
 
 def eye(num_rows: int, num_columns: Optional[int] = None, batch_shape: Any = None,
@@ -412,3 +413,64 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> torch.Te
                           f"{D.fmt_shape(bt.shape)})", "MatMul")
     D.check_dtype("MatMul", at.dtype, D.NUMERIC)
     return D.run(torch.tensordot, at, bt, dims=(a_axes, b_axes))
+
+
+def cross(a: Any, b: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.cross`: pairwise cross products of the 3-vectors in the last axis (`torch.linalg.cross`)."""
+    at, bt = D.matched("Cross", a, b, allowed=D.REAL)
+    if at.shape != bt.shape:
+        raise invalid(f"Both inputs must be of same shape: {D.fmt_shape(at.shape)} vs. "
+                      f"{D.fmt_shape(bt.shape)}", "Cross")
+    if at.dim() < 1 or at.shape[-1] != 3:
+        raise errors.FailedPreconditionError(
+            None, None, "Cross-products are only defined for 3-element vectors. [Op:Cross]")
+    return D.run(torch.linalg.cross, at, bt)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
+              name: Optional[str] = None) -> tuple:
+    """`tf.linalg.normalize`: `(tensor / norm, norm)` with `norm = tf.norm(tensor, ord, axis, keepdims=True)`."""
+    t = convert_to_tensor(tensor)
+    n = norm(t, ord=ord, axis=axis, keepdims=True)
+    if axis is None:
+        n = n.reshape((1,) * max(t.dim(), 1)) if t.dim() else n
+    return t / n, n
+
+
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False,
+                name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.matrix_rank`: the number of singular values above `tol` (int32).
+
+    `tol` defaults to TF's `max(M, N) * eps(dtype) * max(s)`.
+    """
+    t = convert_to_tensor(a)
+    D.check_dtype("Svd", t.dtype, (D.FLOATS | D.COMPLEX) - {torch.bfloat16, torch.float16},
+                  names=("double", "float", "half", "complex64", "complex128"))
+    s = torch.linalg.svdvals(t)
+    if tol is None:
+        real = t.real.dtype if t.is_complex() else t.dtype
+        cutoff = max(t.shape[-2], t.shape[-1]) * torch.finfo(real).eps * torch.amax(
+            s, dim=-1, keepdim=True)
+    else:
+        cutoff = convert_to_tensor_on(s.device, tol, dtype=dtypes.from_torch(s.dtype))
+        cutoff = cutoff.unsqueeze(-1) if cutoff.dim() else cutoff
+    return torch.sum(s > cutoff, dim=-1, dtype=torch.int32)
+
+
+def tensor_diag(diagonal: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.linalg.tensor_diag`: `out[i1..ik, i1..ik] = diagonal[i1..ik]`, zeros elsewhere (shape doubled)."""
+    d = convert_to_tensor(diagonal)
+    if d.dim() == 0:
+        raise invalid("Input must be at least rank 1, got 0", "Diag")
+    return torch.diag_embed(d.reshape(-1)).reshape(tuple(d.shape) * 2)
+
+
+def tensor_diag_part(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+    """`tf.linalg.tensor_diag_part`: the inverse of `tensor_diag` for an input of shape `s + s`."""
+    t = convert_to_tensor(input)
+    k = t.dim() // 2
+    if t.dim() == 0 or t.dim() % 2 or tuple(t.shape[:k]) != tuple(t.shape[k:]):
+        raise invalid("The rank of the tensor should be even and positive, got shape "
+                      f"{D.fmt_shape(t.shape)} (and its two halves must match)", "DiagPart")
+    n = math.prod(t.shape[:k])
+    return torch.diagonal(t.reshape(n, n)).reshape(tuple(t.shape[:k]))

@@ -21,9 +21,10 @@ import torch
 from ..framework.errors import invalid_argument as invalid
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
+from ._indices import checks_on_host
 from ._shape_args import int_values
 
-__all__ = ["reverse", "slice", "strided_slice", "roll", "repeat"]
+__all__ = ["reverse", "slice", "strided_slice", "roll", "repeat", "reverse_sequence"]
 
 _STRIDED_INDEX = frozenset({torch.int16, torch.int32, torch.int64})
 
@@ -280,3 +281,45 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
         return torch.repeat_interleave(t, values[0], dim=a)
     reps = torch.tensor(values, dtype=torch.int64, device=t.device)
     return torch.repeat_interleave(t, reps, dim=a, output_size=sum(values))
+
+
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = None,  # noqa: A002
+                     batch_axis: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.reverse_sequence`: for each batch entry `b`, reverse its first `seq_lengths[b]` elements along `seq_axis`.
+
+    The rest of each sequence stays in place. One gather with a computed
+    index (no host sync); on CPU lengths outside `[0, dim]` are TF's
+    `InvalidArgumentError`.
+    """
+    t = convert_to_tensor(input)
+    lens = convert_to_tensor(seq_lengths)
+    D.check_dtype("ReverseSequence", lens.dtype, D.INT32_64, attr="Tlen")
+    sa = 0 if seq_axis is None else int(seq_axis)
+    ba = 0 if batch_axis is None else int(batch_axis)
+    rank = t.dim()
+    sa, ba = (sa + rank if sa < 0 else sa), (ba + rank if ba < 0 else ba)
+    if sa == ba:
+        raise invalid(f"batch_dim == seq_dim == {sa}", "ReverseSequence")
+    if not (0 <= sa < rank and 0 <= ba < rank):
+        raise invalid(f"Invalid seq_dim {sa} or batch_dim {ba} for an input of rank {rank}",
+                      "ReverseSequence")
+    if lens.dim() != 1 or lens.shape[0] != t.shape[ba]:
+        raise invalid(f"Length of seq_lengths != input.dims({ba}), ({lens.numel()} vs. "
+                      f"{t.shape[ba]})", "ReverseSequence")
+    lens = lens.to(t.device, torch.int64)
+    n = t.shape[sa]
+    if checks_on_host(lens) and lens.numel():
+        lo, hi = torch.aminmax(lens)
+        if bool(hi > n) or bool(lo < 0):
+            bad = (lens > n) | (lens < 0)
+            i = int(torch.argmax(bad.to(torch.uint8)))
+            word = ">" if int(lens[i]) > n else "<"
+            raise invalid(f"seq_lens({i}) {word} {'input.dims(' + str(sa) + ')' if word == '>' else '0'}",
+                          "ReverseSequence")
+    j = torch.arange(n, device=t.device)
+    src = torch.where(j < lens.unsqueeze(-1), lens.unsqueeze(-1) - 1 - j, j)  # [batch, n]
+    # Lay the [batch, n] index out along (batch_axis, seq_axis) and broadcast it over the rest.
+    shape = [1] * rank
+    shape[ba], shape[sa] = t.shape[ba], n
+    src = src if ba < sa else src.T
+    return t.gather(sa, src.reshape(shape).expand(t.shape))

@@ -237,3 +237,22 @@ GRADIENTS = {
     "einsum": Grad(lambda tf, a, b: tf.reduce_sum(tf.einsum("bij,bjk->bik", a, b) ** 2), [A3, B3], atol=2e-6),
     "tensordot": Grad(lambda tf, a, b: tf.reduce_sum(tf.tensordot(a, b, [[2], [1]]) ** 2), [A3, B3], atol=2e-6),
 }
+
+CASES.update({
+    "reverse_sequence": lambda tf: tf.reverse_sequence([[1, 2, 3, 4], [5, 6, 7, 8]], [2, 3], seq_axis=1, batch_axis=0),
+    "reverse_sequence_axes_swapped": lambda tf: tf.reverse_sequence(X.reshape(3, 2, 4), tf.constant([1, 3], tf.int64), seq_axis=0, batch_axis=1),
+    "reverse_sequence_float": lambda tf: tf.reverse_sequence(F, [4, 0, 1], seq_axis=1, batch_axis=0),
+    "reverse_sequence_long": lambda tf: tf.reverse_sequence([[1, 2, 3]], [4], seq_axis=1, batch_axis=0),
+    "reverse_sequence_bad_len": lambda tf: tf.reverse_sequence([[1, 2, 3]], [1, 2], seq_axis=1, batch_axis=0),
+    "reverse_sequence_neg": lambda tf: tf.reverse_sequence([[1, 2, 3]], [-1], seq_axis=1, batch_axis=0),
+    "reverse_sequence_same_axis": lambda tf: tf.reverse_sequence([[1, 2, 3]], [1], seq_axis=0, batch_axis=0),
+    "unravel_index": lambda tf: tf.unravel_index([1, 5, 4], [3, 2]),
+    "unravel_index_scalar": lambda tf: tf.unravel_index(5, [3, 2]),
+    "unravel_index_3d_int64": lambda tf: tf.unravel_index(tf.constant([0, 23, 7, 13], tf.int64), [2, 3, 4]),
+    "unravel_index_2d_indices": lambda tf: tf.unravel_index([[0, 1]], [2, 3]),
+    "unravel_index_oob": lambda tf: tf.unravel_index([6], [3, 2]),
+})
+
+GRADIENTS.update({
+    "reverse_sequence": Grad(lambda tf, x: tf.reduce_sum(tf.multiply(tf.reverse_sequence(x, [4, 0, 2], seq_axis=1, batch_axis=0), _w(tf, F))), [F]),
+})

@@ -200,3 +200,32 @@ GRADIENTS = {
     "trace_band_diag": Grad(lambda tf, x: tf.linalg.trace(x) + tf.reduce_sum(tf.linalg.band_part(x, 1, 0) ** 2) + tf.reduce_sum(tf.linalg.diag_part(x, k=1) * 3.0), [M], ulps=0),
     "matvec": Grad(lambda tf, a, b: tf.reduce_sum(tf.linalg.matvec(a, b) ** 2), [BM, np.array([1.0, -2.0, 0.5], np.float32)], ulps=16, atol=1e-5),
 }
+
+GM = np.array([[4.0, 3.0], [6.0, 3.0]], np.float32)
+
+CASES.update({
+    "lu": Case(lambda tf: tf.linalg.lu(BM), **LA),
+    "lu_int64_perm": lambda tf: tf.linalg.lu(GM, output_idx_type=tf.int64),
+    "lu_singular": lambda tf: tf.linalg.lu(np.zeros((2, 2), np.float32)),
+    "lu_reconstruct": Case(lambda tf: tf.linalg.lu_reconstruct(*tf.linalg.lu(BM)), **LA),
+    "lu_solve": Case(lambda tf: tf.linalg.lu_solve(*tf.linalg.lu(M), RHS), **LA),
+    # Eigen and LAPACK may order general eigenvalues differently: compare them sorted.
+    "eigvals_sorted": Case(lambda tf: tf.sort(tf.math.real(tf.linalg.eigvals(GM))), **LA),
+    "eigvals_dtype": Case(lambda tf: tf.linalg.eigvals(GM.astype(np.float64)), values=False),
+    "eig_reconstruct": Case(lambda tf: tf.math.real(tf.matmul(tf.linalg.eig(GM)[1] * tf.linalg.eig(GM)[0][None, :], tf.linalg.inv(tf.linalg.eig(GM)[1]))), **LA),
+    "cross": lambda tf: tf.linalg.cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+    "cross_int_batch": lambda tf: tf.linalg.cross([[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [1, 0, 2]]),
+    "cross_bad": lambda tf: tf.linalg.cross([1.0, 0.0], [0.0, 1.0]),
+    "normalize": Case(lambda tf: tf.linalg.normalize([3.0, 4.0]), ulps=0),
+    "normalize_axis_ord1": Case(lambda tf: tf.linalg.normalize(GM, ord=1, axis=0), ulps=0),
+    "matrix_rank": lambda tf: tf.linalg.matrix_rank(SING),
+    "matrix_rank_tol": lambda tf: tf.linalg.matrix_rank(np.diag([1.0, 1e-3]).astype(np.float32), tol=1e-2),
+    "matrix_rank_batch": lambda tf: tf.linalg.matrix_rank(BM),
+    "tensor_diag": lambda tf: tf.linalg.tensor_diag([[1, 2], [3, 4]]),
+    "tensor_diag_part": lambda tf: tf.linalg.tensor_diag_part(np.arange(16).reshape(2, 2, 2, 2)),
+    "tensor_diag_part_bad": lambda tf: tf.linalg.tensor_diag_part(np.arange(8).reshape(2, 2, 2)),
+})
+
+GRADIENTS.update({
+    "cross": Grad(lambda tf, a: tf.reduce_sum(tf.linalg.cross(a, tf.constant([[0.5, -1.0, 2.0]])) ** 2), [np.array([[1.0, 2.0, 3.0]], np.float32)], ulps=4),
+})
