@@ -29,7 +29,6 @@ import torch
 
 from ..framework import nest
 from ..framework import variable_protocol as protocol
-from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor
 from .tape import GradientTape
 
@@ -44,16 +43,16 @@ def _accepts_variables(fn: Callable[..., Any]) -> bool:
     return "variables" in spec.args or "variables" in spec.kwonlyargs or spec.varkw is not None
 
 
-def _as_grad(g: Any, like: torch.Tensor) -> Optional[torch.Tensor]:
+def _as_grad(g: Any, shape: torch.Size, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    """`grad_fn`'s gradient for one input as autograd wants it (that input's dtype and shape:
+    a Python number or a broadcastable tensor is expanded, IndexedSlices made dense)."""
     if g is None:
         return None
-    if isinstance(g, IndexedSlices):
-        g = convert_to_tensor(g)
-    t = convert_to_tensor(g) if not isinstance(g, torch.Tensor) else g
-    if t.dtype != like.dtype:
-        t = t.to(like.dtype)
-    if tuple(t.shape) != tuple(like.shape):
-        t = t.expand(like.shape)
+    t = g if isinstance(g, torch.Tensor) else convert_to_tensor(g)
+    if t.dtype != dtype:
+        t = t.to(dtype)
+    if t.shape != shape:
+        t = t.expand(shape)
     return t
 
 
@@ -72,7 +71,7 @@ class _CustomGradientFunction(torch.autograd.Function):
         grads = call.gradients(list(grad_outputs))
         out = [None]
         for g, (shape, dtype) in zip(grads, ctx.shapes):
-            out.append(None if g is None else _as_grad(g, torch.empty(shape, dtype=dtype)))
+            out.append(_as_grad(g, shape, dtype))
         return tuple(out)
 
 
