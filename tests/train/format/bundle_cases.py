@@ -71,3 +71,9 @@ STATE_CASES = {
         "all_model_checkpoint_paths": ["we\"ird\\path\n\u00e9\x01\x7f\t'\u4e2d"],
     },
 }
+
+
+def big_index_cases():
+    """6000 small tensors with long names: an index past TF's 256 KiB block size (two data blocks)."""
+    return {"layer_%05d/some/long/variable/name/kernel" % i: np.array([float(i)], np.float32)
+            for i in range(6000)}

@@ -15,16 +15,20 @@ Into tests/train/format/fixtures/:
                         partitioned in 3 (sliced entries) and a plain one
 * sharded/ckpt.*        Checkpoint.write with MaxShardSizePolicy: 7 data shards,
                         variables sliced across them
+* big_index.json        size and SHA-256 of TF's files for bundle_cases.big_index_cases()
+                        (6000 keys: a two-block index), too big to commit
 * state/*               `checkpoint` files written by TF's
                         update_checkpoint_state_internal for bundle_cases.STATE_CASES
 * expected.json         for every fixture bundle, what TF's own reader returns
                         for each key (tf_read_bundle.dump: dtype, shape, value)
 """
 
+import hashlib
 import json
 import os
 import shutil
 import sys
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,7 +39,7 @@ import tensorflow as tf  # noqa: E402
 from tensorflow.python.checkpoint import checkpoint_management  # noqa: E402
 
 import tf_read_bundle  # noqa: E402
-from bundle_cases import STATE_CASES, cases  # noqa: E402
+from bundle_cases import STATE_CASES, big_index_cases, cases  # noqa: E402
 
 OUT = os.path.join(HERE, "fixtures")
 
@@ -88,6 +92,23 @@ def sharded():
     ck.write(os.path.join(OUT, "sharded", "ckpt"), options=opts)
 
 
+def big_index():
+    # Too big to commit (a 326 KB index): its size and SHA-256 stand in for the bytes.
+    c = big_index_cases()
+    names = sorted(c)
+    with tempfile.TemporaryDirectory() as d:
+        prefix = os.path.join(d, "big")
+        tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                          tensors=[tf.constant(c[n]) for n in names])
+        out = {}
+        for suffix in (".index", ".data-00000-of-00001"):
+            data = open(prefix + suffix, "rb").read()
+            out[suffix] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    with open(os.path.join(OUT, "big_index.json"), "w") as fh:
+        json.dump(out, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+
+
 def state_files():
     for name, case in STATE_CASES.items():
         d = os.path.join(OUT, "state", name)
@@ -119,6 +140,7 @@ if __name__ == "__main__":
     tf2_checkpoint()
     tf1_saver()
     sharded()  # (variables on several logical CPUs still make one shard in TF 2.21)
+    big_index()
     state_files()
     expected()
     print("wrote", OUT)

@@ -1,6 +1,7 @@
 """BundleWriter / BundleReader: round trips, TF-written fixtures, TF's bytes, TF reading ours."""
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -20,7 +21,7 @@ from tfcompat.train.format.tensor_bundle import BundleReader, BundleWriter
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bundle_cases import NUMERIC_DTYPES, cases  # noqa: E402
+from bundle_cases import NUMERIC_DTYPES, big_index_cases, cases  # noqa: E402
 
 FIXTURES = HERE / "fixtures"
 EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
@@ -227,6 +228,21 @@ def test_bytes_identical_to_tf_saveV2(tmp_path):
         ours = Path(prefix + suffix).read_bytes()
         theirs = (FIXTURES / "raw" / ("all_dtypes" + suffix)).read_bytes()
         assert ours == theirs, suffix
+
+
+def test_two_block_index_identical_to_tf(tmp_path):
+    # 6000 keys: TF's index has two data blocks (its 256 KiB block size), recorded as hashes
+    expected = json.loads((FIXTURES / "big_index.json").read_text())
+    c = big_index_cases()
+    prefix = str(tmp_path / "big")
+    with BundleWriter(prefix) as w:
+        for k in sorted(c):
+            w.add(k, c[k])
+    for suffix, rec in expected.items():
+        data = Path(prefix + suffix).read_bytes()
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (rec["size"], rec["sha256"]), suffix
+    with BundleReader(prefix) as r:
+        assert r.read("layer_05999/some/long/variable/name/kernel").tolist() == [5999.0]
 
 
 def test_entries_decode_and_reencode_to_tf_bytes():
