@@ -159,6 +159,21 @@ CASES = {
         {"a": [[1, 2], [3, 4]], "b": [True, False]}).unbatch(),
     "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4),
     "counter": lambda tf: tf.data.Dataset.counter(3, 2).take(3),
+    "choose_stop": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)],
+        tf.data.Dataset.from_tensor_slices(np.array([0, 1, 1, 0, 1, 0, 0], np.int64))),
+    "choose_skip_empty": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)],
+        tf.data.Dataset.from_tensor_slices(np.array([0, 1, 1, 0, 1, 0, 0], np.int64)),
+        stop_on_empty_dataset=False),
+    "choose_experimental": lambda tf: tf.data.experimental.choose_from_datasets(
+        [tf.data.Dataset.from_tensors([1, 2]), tf.data.Dataset.from_tensors([3, 4, 5])],
+        tf.data.Dataset.range(2)),
+    "scan": lambda tf: tf.data.Dataset.range(5).scan(
+        tf.constant(0, tf.int64), lambda s, x: (s + x, s * 2)),
+    "scan_tuple_state": lambda tf: tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0]).scan(
+        (0.0, 1.0), lambda s, x: ((s[0] + x, s[1] * x), {"sum": s[0] + x})),
+    "unique": lambda tf: tf.data.Dataset.from_tensor_slices([1, 2, 1, 3, 2]).unique(),
     "pipeline": lambda tf: tf.data.Dataset.from_tensor_slices(
         (np.arange(12, dtype=np.float32).reshape(6, 2), np.arange(6))).map(
             lambda x, y: (x * 2.0, y)).filter(lambda x, y: y % 2 == 0).batch(2).repeat(2),
@@ -206,6 +221,12 @@ CARDINALITY_CASES = {
     "shuffle_keeps": lambda tf: tf.data.Dataset.range(7).shuffle(3),
     "map_keeps": lambda tf: tf.data.Dataset.range(7).map(lambda x: x),
     "enumerate_infinite": lambda tf: tf.data.Dataset.range(2).repeat().enumerate(),
+    "sample_finite": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(4)], seed=1),
+    "sample_infinite": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(4).repeat()], seed=1),
+    "sample_mixed": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(4)], seed=1),
     "padded_batch_infinite": lambda tf: tf.data.Dataset.range(2).repeat().padded_batch(2),
 }
 
@@ -249,6 +270,10 @@ ERROR_CASES = {
         lambda x: tf.range(x)).padded_batch(2, padding_values=-1)),
     "padding_value_dtype_static": lambda tf: tf.data.Dataset.from_tensors(
         tf.constant([1, 2], tf.int64)).padded_batch(2, padding_values=-1),
+    "choose_out_of_range": lambda tf: _iterate(tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(np.int64(5)))),
+    "choose_bad_dtype": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(1)),
     "window_zero": lambda tf: tf.data.Dataset.range(3).window(0),
     "shard_index": lambda tf: tf.data.Dataset.range(3).shard(2, 2),
     "assert_cardinality": lambda tf: _iterate(tf.data.Dataset.range(3).apply(

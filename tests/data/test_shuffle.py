@@ -100,3 +100,31 @@ def test_shuffle_keeps_nested_elements_together():
 def test_buffer_size_must_be_positive(bad):
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.data.Dataset.range(3).shuffle(bad)
+
+
+# -- sample_from_datasets: the same seeding rules ------------------------------------------
+
+def test_sample_from_datasets_gives_every_element_once_in_each_inputs_order():
+    a, b = tf.data.Dataset.range(0, 20), tf.data.Dataset.range(100, 130)
+    out = _order(tf.data.Dataset.sample_from_datasets([a, b], seed=3))
+    assert sorted(out) == list(range(20)) + list(range(100, 130))
+    assert [x for x in out if x < 100] == list(range(20))  # each input's own order is kept
+
+
+def test_sample_from_datasets_follows_the_weights():
+    a, b = tf.data.Dataset.range(0, 1).repeat(), tf.data.Dataset.range(1, 2).repeat()
+    picks = _order(tf.data.Dataset.sample_from_datasets([a, b], weights=[0.8, 0.2],
+                                                        seed=0).take(2000))
+    assert 1500 <= picks.count(0) <= 1700  # 1600 expected
+
+
+def test_sample_from_datasets_stop_on_empty_and_reproducibility():
+    def make():
+        return tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 100)], seed=4,
+            stop_on_empty_dataset=True)
+    first = _order(make())
+    assert first == _order(make())  # the same seed, the same draws
+    assert sum(1 for x in first if x < 3) == 3 and len(first) < 93
+    ds = make()
+    assert len({tuple(_order(ds)) for _ in range(5)}) > 1  # rerandomized per iteration

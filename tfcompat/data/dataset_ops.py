@@ -252,6 +252,22 @@ class Dataset:
         return ZipDataset(datasets, name=name)
 
     @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: "Dataset",
+                             stop_on_empty_dataset: bool = True) -> "Dataset":
+        """Elements of `datasets[i]` for each `i` of `choice_dataset` (int64 scalars)."""
+        from .selection import ChooseFromDatasets
+        return ChooseFromDatasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: Optional[int] = None,
+                             stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: Optional[bool] = None) -> "Dataset":
+        """Elements drawn at random from `datasets` in proportion to `weights`."""
+        from .selection import SampleFromDatasets
+        return SampleFromDatasets(datasets, weights, seed, stop_on_empty_dataset,
+                                  rerandomize_each_iteration)
+
+    @staticmethod
     def from_torch(source: Any, element_spec: Any = None) -> "Dataset":
         """A dataset over a `torch.utils.data` `Dataset` (map-style or iterable) or
         `DataLoader` (tfcompat's bridge; see `torch_bridge.py`)."""
@@ -308,6 +324,17 @@ class Dataset:
     def filter(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
         from .transformations import FilterDataset
         return FilterDataset(self, predicate, name=name)
+
+    def scan(self, initial_state: Any, scan_func: Callable[[Any, Any], Any],
+             name: Optional[str] = None) -> "Dataset":
+        """`(state, out) = scan_func(state, element)` through the elements, yielding each `out`."""
+        from .selection import ScanDataset
+        return ScanDataset(self, initial_state, scan_func)
+
+    def unique(self, name: Optional[str] = None) -> "Dataset":
+        """The first occurrence of each (int32/int64 scalar or vector) element."""
+        from .selection import UniqueDataset
+        return UniqueDataset(self)
 
     def take_while(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
         """The elements up to (not including) the first for which `predicate` is false."""

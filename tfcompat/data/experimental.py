@@ -21,7 +21,8 @@ __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "SHARD_HIN
            "cardinality", "unbatch", "enumerate_dataset", "get_single_element",
            "assert_cardinality", "get_next_as_optional", "get_structure", "enable_debug_mode",
            "from_list", "map_and_batch", "shuffle_and_repeat", "parallel_interleave",
-           "copy_to_device", "prefetch_to_device", "take_while"]
+           "copy_to_device", "prefetch_to_device", "take_while", "choose_from_datasets",
+           "sample_from_datasets", "scan", "unique"]
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
@@ -126,3 +127,25 @@ def assert_cardinality(expected_cardinality: Any) -> Callable[[Dataset], Dataset
     iteration raises TF's `FailedPreconditionError` if the count turns out different."""
     from .transformations import AssertCardinalityDataset
     return lambda dataset: AssertCardinalityDataset(dataset, expected_cardinality)
+
+
+def choose_from_datasets(datasets: Any, choice_dataset: Dataset,
+                         stop_on_empty_dataset: bool = True) -> Dataset:
+    """`Dataset.choose_from_datasets`."""
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def sample_from_datasets(datasets: Any, weights: Any = None, seed: Any = None,
+                         stop_on_empty_dataset: bool = False) -> Dataset:
+    """`Dataset.sample_from_datasets`."""
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def scan(initial_state: Any, scan_func: Callable[[Any, Any], Any]) -> Callable[[Dataset], Dataset]:
+    """For `apply`: `dataset.scan(initial_state, scan_func)`."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+def unique() -> Callable[[Dataset], Dataset]:
+    """For `apply`: `dataset.unique()`."""
+    return lambda dataset: dataset.unique()

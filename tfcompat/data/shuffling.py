@@ -34,7 +34,7 @@ from ..framework import errors
 from ..ops import random_ops
 from .dataset_ops import Dataset, as_int, peeking
 
-__all__ = ["ShuffleDataset", "set_worker_epoch_key"]
+__all__ = ["ShuffleDataset", "set_worker_epoch_key", "epoch_rng", "seeds_for"]
 
 # Set in a DataLoader worker process by torch_bridge: the loader's per-epoch base seed, which
 # every worker shares, replacing this process's own epoch counting.
@@ -44,6 +44,29 @@ _worker_epoch_key: Optional[Any] = None
 def set_worker_epoch_key(key: Optional[Any]) -> None:
     global _worker_epoch_key
     _worker_epoch_key = key
+
+
+def epoch_rng(owner: Any, seeds: tuple, per_epoch: bool) -> random.Random:
+    """The random stream of `owner`'s next iteration: keyed by its seeds and, when
+    `per_epoch`, by its epoch count (advanced here, except while an element spec is sampled)
+    or, in a DataLoader worker, by the loader's epoch key."""
+    if not per_epoch:
+        key: Any = 0
+    else:
+        key = owner._epochs if _worker_epoch_key is None else (_worker_epoch_key, owner._epochs)
+        if not peeking():
+            owner._epochs += 1
+    digest = hashlib.blake2b(repr((seeds, key)).encode(), digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "little"))
+
+
+def seeds_for(seed: Optional[int]) -> tuple:
+    """`tf.random`'s seed pair for an op seed; without any seed, one drawn from torch's
+    default generator (so `torch.manual_seed` fixes it)."""
+    seeds = random_ops.get_seed(None if seed is None else as_int(seed, "seed"))
+    if seeds[0] is None:
+        seeds = (int(torch.randint(0, 2 ** 31 - 1, ()).item()), 0)
+    return seeds
 
 
 class ShuffleDataset(Dataset):
@@ -56,29 +79,13 @@ class ShuffleDataset(Dataset):
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
         self._buffer_size = size
-        seeds = random_ops.get_seed(None if seed is None else as_int(seed, "seed"))
-        if seeds[0] is None:  # no seed at all: one of our own, from torch's default generator
-            seeds = (int(torch.randint(0, 2 ** 31 - 1, ()).item()), 0)
-        self._seeds = seeds
+        self._seeds = seeds_for(seed)
         self._reshuffle = True if reshuffle_each_iteration is None else bool(
             reshuffle_each_iteration)
         self._epochs = 0
 
-    def _next_epoch_key(self) -> Any:
-        if not self._reshuffle:
-            return 0
-        if _worker_epoch_key is not None:
-            key = (_worker_epoch_key, self._epochs)
-        else:
-            key = self._epochs
-        if not peeking():
-            self._epochs += 1
-        return key
-
     def _iterate(self) -> Iterator[Any]:
-        key = self._next_epoch_key()
-        digest = hashlib.blake2b(repr((self._seeds, key)).encode(), digest_size=8).digest()
-        rng = random.Random(int.from_bytes(digest, "little"))
+        rng = epoch_rng(self, self._seeds, self._reshuffle)
         size, pick = self._buffer_size, rng.randrange
         buffer = []
         source = self._inputs[0]._iterate()
