@@ -328,3 +328,17 @@ def test_any_structure_round_trips_and_is_consumed(tmp_path_factory, recipe):
     dst.root = _build(recipe, [100])
     tf.train.Checkpoint(m=dst).read(path).assert_consumed()
     assert [v.numpy().tolist() for v in dst.variables] == [v.numpy().tolist() for v in src.variables]
+
+
+def test_a_failed_restore_on_create_changes_nothing(tmp_path):
+    src = tf.Module()
+    src.w = tf.Variable([1.0, 2.0])
+    path = tf.train.Checkpoint(m=src).write(str(tmp_path / "f"))
+    dst = tf.Module()
+    status = tf.train.Checkpoint(m=dst).read(path)
+    with pytest.raises(ValueError, match="Received incompatible tensor with shape"):
+        dst.w = tf.Variable([0.0, 0.0, 0.0])
+    assert not hasattr(dst, "w") and list(dst._trackable_children()) == []
+    dst.w = tf.Variable([0.0, 0.0])  # the restore still waits, and now applies
+    np.testing.assert_array_equal(dst.w.numpy(), [1.0, 2.0])
+    status.assert_consumed()

@@ -105,7 +105,9 @@ class _Walk:
     def bind(self, position: "CheckpointPosition", obj: Any) -> bool:
         ck = self.checkpoint
         pid = position.proto_id
-        ck.all_python_objects[id(obj)] = obj
+        if id(obj) not in ck.all_python_objects:
+            ck.all_python_objects[id(obj)] = obj
+            self.undo.append(lambda: ck.all_python_objects.pop(id(obj), None))
         current = ck.object_by_proto_id.get(pid)
         if pid not in ck.matched_proto_ids:
             ck.matched_proto_ids.add(pid)

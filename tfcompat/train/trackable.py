@@ -168,7 +168,13 @@ class Trackable:
         elif current is None:
             deps.append(TrackableReference(name, trackable))
             self._self_unconditional_dependency_names[name] = trackable
-            self._handle_deferred_dependencies(name, trackable)
+            try:
+                self._handle_deferred_dependencies(name, trackable)
+            except BaseException:
+                # A restore-on-create that fails (a value of the wrong shape) leaves
+                # nothing tracked, and the restore still waiting for a fitting object.
+                self._untrack(name)
+                raise
         return trackable
 
     def _untrack(self, name: str) -> None:
@@ -183,9 +189,15 @@ class Trackable:
     def _handle_deferred_dependencies(self, name: str, trackable: Any) -> None:
         """Apply the restores that were waiting for a child called `name` (newest first)."""
         self._maybe_initialize_trackable()
-        pending = self._self_unconditional_deferred_dependencies.pop(name, None)
-        for position in sorted(pending or (), key=lambda p: p.restore_uid, reverse=True):
-            position.restore(trackable)
+        table = self._self_unconditional_deferred_dependencies
+        pending = table.pop(name, None)
+        try:
+            for position in sorted(pending or (), key=lambda p: p.restore_uid, reverse=True):
+                position.restore(trackable)
+        except BaseException:
+            if pending:
+                table[name] = pending
+            raise
         if self._self_name_based_restores:
             from .name_based import restore_new_dependency
             restore_new_dependency(self, trackable)
