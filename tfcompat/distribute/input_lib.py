@@ -16,20 +16,20 @@ module (`tfcompat.distribute` strategies pass their replica layout):
 two logical CPUs, `(cuda:0, cuda:1)`); a worker is a process, and
 `worker_index` is its rank among `num_workers`.
 
-**Sources.** tfcompat has no `tf.data`; a source is any *re-iterable of
-batches*: each item a nest (tuple, list, dict, namedtuple) of torch tensors,
-NumPy arrays or Python numbers. A port of
-`tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL)` passes
+**Sources.** A source is a `tf.data.Dataset` (`tfcompat.data`:
+`tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL)` runs unchanged)
+or any other *re-iterable of batches*: each item a nest (tuple, list, dict,
+namedtuple) of torch tensors, NumPy arrays or Python numbers, e.g.
 `torch.utils.data.DataLoader(TensorDataset(x, y), batch_size=GLOBAL)` (an
 `IterableDataset` goes in a `DataLoader` too), or a list of batches. A bare
 array, a `(x, y)` tuple of arrays, a dict or a torch `Dataset` is refused
 with a `TypeError`: those are one element, or examples, not batches, and
 iterating them would silently mean something else. Each `iter()` of a
 distributed dataset calls `iter(source)` again (an epoch), so a generator
-gives one pass, as a one-shot iterator does. A `tf.data.Dataset`
-(`tfcompat.data`, recognised without importing it: `_is_tfcompat_dataset`)
-is such an iterable, and more: its `options()` give the auto-shard policy
-and its `element_spec` the distributed dataset's `element_spec`.
+gives one pass, as a one-shot iterator does. A `tf.data.Dataset` (recognised
+without importing `tfcompat.data`, see `input_specs.py`) is such an iterable,
+and more: its `options()` give the auto-shard policy and its `element_spec`
+the distributed dataset's `element_spec`.
 
 **`experimental_distribute_dataset`: each batch is a global batch.** TF 2.21
 with the AUTO shard policy on a dataset that reads no files (every tfcompat
