@@ -34,6 +34,7 @@ __all__ = [
     "assert_non_negative", "assert_non_positive", "assert_near", "assert_rank",
     "assert_rank_at_least", "assert_rank_in", "assert_shapes", "assert_type", "assert_integer",
     "assert_scalar", "assert_all_finite", "check_numerics", "is_numeric_tensor",
+    "assert_proper_iterable", "assert_same_float_dtype",
 ]
 
 _NUMERIC = D.NUMERIC | {torch.uint16, torch.uint32, torch.uint64}
@@ -407,3 +408,36 @@ def is_numeric_tensor(tensor: Any) -> bool:
     """`tf.debugging.is_numeric_tensor`: whether `tensor` is a tensor (not a variable) of a
     numeric dtype (bool is not numeric)."""
     return isinstance(tensor, torch.Tensor) and tensor.dtype in _NUMERIC
+
+
+def assert_proper_iterable(values: Any) -> None:
+    """`tf.debugging.assert_proper_iterable`: `TypeError` unless `values` is an iterable other
+    than a tensor, an ndarray, a string or bytes."""
+    unwanted = (torch.Tensor, np.ndarray, str, bytes)
+    if isinstance(values, unwanted) or getattr(values, "_tfcompat_variable", False):
+        raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: '
+                        f"{type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f'Expected argument "values" to be iterable.  Found: {type(values)}')
+    return None
+
+
+def assert_same_float_dtype(tensors: Any = None, dtype: Any = None) -> dtypes.DType:
+    """`tf.debugging.assert_same_float_dtype`: the common floating dtype of `tensors` (and
+    `dtype`), float32 when there is none; `ValueError` for a mismatch or a non-float dtype."""
+    want = None if dtype is None else dtypes.as_dtype(dtype)
+    first = None
+    for t in tensors or []:
+        got = dtypes.from_torch(convert_to_tensor(t).dtype) if not hasattr(t, "dtype") else \
+            dtypes.as_dtype(t.dtype)
+        if want is None:
+            want, first = got, t
+        elif got != want:
+            shown = f" as {_tensor_str(convert_to_tensor(first))}" if first is not None else ""
+            raise ValueError(f"{_tensor_str(convert_to_tensor(t))}, type={got}, must be of the "
+                             f"same type ({want}){shown}.")
+    if want is None:
+        return dtypes.float32
+    if not want.is_floating:
+        raise ValueError(f"Expected floating point type, got {want}.")
+    return want

@@ -162,3 +162,25 @@ CASES = {
                                                   summarize=1)),
     "Assert_true": lambda tf: [tf.debugging.Assert(tf.constant(True), ["x"])],
 }
+
+CASES.update({
+    "proper_iterable_list": lambda tf: [tf.debugging.assert_proper_iterable([1, 2])],
+    "proper_iterable_generator": lambda tf: [tf.debugging.assert_proper_iterable(
+        x for x in [1])],
+    "proper_iterable_str": msg(lambda tf: tf.debugging.assert_proper_iterable("ab")),
+    "proper_iterable_bytes": msg(lambda tf: tf.debugging.assert_proper_iterable(b"ab")),
+    "proper_iterable_array": msg(lambda tf: tf.debugging.assert_proper_iterable(np.array([1]))),
+    "proper_iterable_int": msg(lambda tf: tf.debugging.assert_proper_iterable(5)),
+    "proper_iterable_tensor": lambda tf: tf.debugging.assert_proper_iterable(tf.constant([1])),
+    "same_float": lambda tf: tf.debugging.assert_same_float_dtype([tf.constant(1.0),
+                                                                   tf.constant(2.0)]),
+    "same_float_mismatch": msg(lambda tf: tf.debugging.assert_same_float_dtype(
+        [tf.constant(1.0), tf.constant(2.0, tf.float64)])),
+    "same_float_int": msg(lambda tf: tf.debugging.assert_same_float_dtype([tf.constant(1)])),
+    "same_float_dtype_mismatch": msg(lambda tf: tf.debugging.assert_same_float_dtype(
+        [tf.constant(1.0)], tf.float64)),
+    "same_float_only_dtype": lambda tf: tf.debugging.assert_same_float_dtype(None, tf.float64),
+    "same_float_nothing": lambda tf: tf.debugging.assert_same_float_dtype(),
+    "same_float_bf16": lambda tf: tf.debugging.assert_same_float_dtype(
+        [tf.constant([1.0], tf.bfloat16)]),
+})
