@@ -8,6 +8,7 @@ from .ops.unary_ops import sigmoid, tanh
 from .distribute.losses import compute_average_loss, scale_regularization_loss
 from .ops.activation_ops import elu, gelu, leaky_relu, relu6, selu, silu, swish
 from .ops.conv_ops import conv1d, conv2d, conv2d_transpose, depthwise_conv2d, separable_conv2d
+from .ops.ctc_ops import ctc_loss
 from .ops.embedding_ops import embedding_lookup
 from .ops.sampled_loss_ops import compute_accidental_hits, sampled_softmax_loss
 from .ops.normalization_ops import batch_normalization, l2_normalize, moments, weighted_moments
@@ -28,6 +29,7 @@ __all__ += [
     "conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
     "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "pool", "embedding_lookup", "sampled_softmax_loss", "compute_accidental_hits",
+    "ctc_loss",
 ]
 __all__ += ["top_k"]
 

@@ -103,3 +103,15 @@ def test_embedding_lookup_mod_partitions_read_id_mod_n():
         embedding_lookup_v1(parts, [9])  # row 3 of partition 0 (which has 3 rows)
     with pytest.raises(ValueError, match="partition strategy"):
         embedding_lookup_v1(parts, [1], partition_strategy="cyclic")
+
+
+def test_ctc_loss_is_the_negative_log_likelihood_over_alignments():
+    # two frames, one label "1", blank 0: alignments (1,1), (0,1), (1,0)
+    logits = torch.tensor(np.random.default_rng(4).standard_normal((2, 1, 3)), dtype=torch.float32)
+    p = torch.softmax(logits.double()[:, 0], -1).numpy()
+    want = -np.log(p[0, 1] * p[1, 1] + p[0, 0] * p[1, 1] + p[0, 1] * p[1, 0])
+    assert nn.ctc_loss([[1]], logits, [1], [2]).item() == pytest.approx(want, rel=1e-6)
+    # a label no alignment fits into the frames: inf (TF returns a large finite number)
+    assert nn.ctc_loss([[1, 1]], logits, [2], [2]).item() == float("inf")
+    with pytest.raises(errors.InvalidArgumentError):  # float64 fails in TF's dense path too
+        nn.ctc_loss([[1]], logits.double(), [1], [2])

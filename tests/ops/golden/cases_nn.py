@@ -214,3 +214,31 @@ GRADIENTS.update({
     "sampled_softmax_loss": Grad(lambda tf, w, b, x: tf.reduce_sum(tf.nn.sampled_softmax_loss(
         w, b, _SL, x, 4, 10, sampled_values=_SAMPLED)), [_SW, _SB, _SX]),
 })
+
+# -- ctc_loss (dense labels)
+_CT = _rng.standard_normal((8, 3, 5)).astype(np.float32)  # [frames, batch, num_labels]
+_CL = np.array([[1, 2, 2, 0], [3, 0, 0, 0], [4, 1, 3, 2]], np.int32)  # 0 pads past the lengths
+_CLL = np.array([3, 1, 4], np.int32)
+_CGL = np.array([8, 5, 7], np.int32)
+CASES.update({
+    "ctc_loss": lambda tf: tf.nn.ctc_loss(_CL, _CT, _CLL, _CGL),
+    "ctc_loss_batch_major": lambda tf: tf.nn.ctc_loss(_CL, _CT.transpose(1, 0, 2).copy(), _CLL,
+                                                      _CGL, logits_time_major=False),
+    "ctc_loss_blank_last": lambda tf: tf.nn.ctc_loss(_CL, _CT, _CLL, _CGL, blank_index=-1),
+    "ctc_loss_blank_2": lambda tf: tf.nn.ctc_loss(np.where(_CL == 2, 0, _CL), _CT, _CLL, _CGL,
+                                                  blank_index=2),
+    "ctc_loss_f64": lambda tf: tf.nn.ctc_loss(_CL.astype(np.int64), _CT.astype(np.float64), _CLL,
+                                              _CGL),
+    "ctc_loss_f16": lambda tf: tf.nn.ctc_loss(_CL, _CT.astype(np.float16), _CLL, _CGL),
+    "ctc_loss_int_logits": lambda tf: tf.nn.ctc_loss(_CL, _CL.reshape(4, 3, 1), _CLL, _CGL),
+})
+# The gradient is softmax - posterior: TF and torch sum the alignments' probabilities in log
+# space in different orders (over up to 8 frames), an error of a few eps per frame.
+CTC_ATOL = 2e-6
+GRADIENTS.update({
+    "ctc_loss": Grad(lambda tf, z: tf.reduce_sum(tf.multiply(tf.nn.ctc_loss(_CL, z, _CLL, _CGL),
+                                                             [1.0, -2.0, 0.5])), [_CT],
+                     atol=CTC_ATOL),
+    "ctc_loss_blank_last": Grad(lambda tf, z: tf.reduce_sum(tf.nn.ctc_loss(
+        _CL, z, _CLL, _CGL, blank_index=-1)), [_CT], atol=CTC_ATOL),
+})
