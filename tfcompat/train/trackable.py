@@ -56,6 +56,8 @@ def get_update_uid(obj: Any) -> int:
 
 
 def set_update_uid(obj: Any, uid: int) -> None:
+    if isinstance(obj, Trackable):
+        obj._maybe_initialize_trackable()
     # object.__setattr__: bypasses AutoTrackable's tracking and any delegating __setattr__.
     object.__setattr__(obj, "_self_update_uid", uid)
 
@@ -93,13 +95,14 @@ class Trackable:
 
     # -- lazily created state (as TF: nothing appears in vars() before first use) ----
     def _maybe_initialize_trackable(self) -> None:
-        if "_self_update_uid" in self.__dict__:
+        if "_self_unconditional_checkpoint_dependencies" in self.__dict__:
             return
         setter = object.__setattr__
         setter(self, "_self_unconditional_checkpoint_dependencies", [])
         setter(self, "_self_unconditional_dependency_names", {})
         setter(self, "_self_unconditional_deferred_dependencies", {})
-        setter(self, "_self_update_uid", -1)
+        if "_self_update_uid" not in self.__dict__:
+            setter(self, "_self_update_uid", -1)
         setter(self, "_self_name_based_restores", set())
         setter(self, "_self_saveable_object_factories", {})
         if "_self_setattr_tracking" not in self.__dict__:
