@@ -215,6 +215,8 @@ def test_linspace_ends_are_exact_and_the_result_is_tf_dtype():
 
 X = torch.arange(24.0).reshape(2, 3, 4)
 M = torch.eye(3) * 2 + 0.1
+SEQ_LENS = torch.tensor([2, 3, 1])
+FLAT = torch.tensor([1, 5])
 _NO_SYNC = {
     "strided_slice_neg": lambda: tf.strided_slice(X, [1, -1], [0, 0], [-1, -2]),
     "reverse": lambda: tf.reverse(X, [0, 2]),
@@ -235,6 +237,13 @@ _NO_SYNC = {
     "norm": lambda: tf.norm(X, axis=[1, 2]),
     "band_part": lambda: tf.linalg.band_part(M, 1, 0),
     "diag": lambda: tf.linalg.diag(X[0, 0]),
+    "reverse_sequence": lambda: tf.reverse_sequence(X, SEQ_LENS, seq_axis=2, batch_axis=1),
+    "unravel_index": lambda: tf.unravel_index(FLAT, [3, 2]),
+    "lu": lambda: tf.linalg.lu(M),
+    "cross": lambda: tf.linalg.cross(M, M.flip(0)),
+    "matrix_rank": lambda: tf.linalg.matrix_rank(M),
+    "meshgrid": lambda: tf.meshgrid(X[0, 0], X[0, 1]),
+    "sequence_mask_maxlen": lambda: tf.sequence_mask(SEQ_LENS, 4),
 }
 
 
@@ -304,3 +313,26 @@ def test_top_k_on_a_long_row_uses_tfs_tie_order():
     x[[7, 4000, 11]] = 3.0
     res = tf.math.top_k(x, 5)
     assert res.indices.tolist() == [7, 11, 4000, 0, 1]
+
+
+LENS = torch.tensor([1, 3])
+REPS = torch.tensor([1, 2, 0])
+PARTS = torch.tensor([0, 1, 0], dtype=torch.int32)
+STITCH = torch.tensor([0, 1], dtype=torch.int32)
+_DATA_DEPENDENT = {
+    "sequence_mask_no_maxlen": lambda: tf.sequence_mask(LENS),
+    "repeat_tensor_repeats": lambda: tf.repeat(X, REPS, axis=1),
+    "dynamic_partition": lambda: tf.dynamic_partition(X[0], PARTS, 2),
+    "dynamic_stitch": lambda: tf.dynamic_stitch([STITCH], [X[0, :2]]),
+    "unique_with_counts": lambda: tf.unique_with_counts(REPS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DATA_DEPENDENT))
+def test_data_dependent_shapes_read_the_host(name):
+    # Their output shapes depend on the data, in TF as here: the host read is expected (inputs
+    # are built outside the watched block, so the watch sees them as device data).
+    with accelerator_policy():
+        with host_syncs() as log:
+            _DATA_DEPENDENT[name]()
+    assert list(log), f"{name} should read its data on the host"
