@@ -20,7 +20,6 @@ This module sits above `ops` because it builds a `tf.Variable`.
 from __future__ import annotations
 
 import enum
-import hashlib
 import secrets
 import threading
 from typing import Any, Optional

@@ -28,7 +28,6 @@ from typing import Any, Callable, Optional
 import torch
 
 from ..framework import nest
-from ..framework import variable_protocol as protocol
 from ..framework.tensor_conversion import convert_to_tensor
 from .tape import GradientTape
 

@@ -25,7 +25,6 @@ import collections.abc
 import contextlib
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-import numpy as np
 import torch
 
 from ..framework import dtypes, nest
@@ -37,8 +36,12 @@ __all__ = ["cond", "case", "switch_case", "while_loop", "identity_n", "no_op", "
            "control_dependencies"]
 
 
-def _truth(pred: torch.Tensor) -> bool:
+def _truth(pred: Any) -> bool:
     """`pred`'s truth as TF's eager cond reads it (numpy's rules: one element, any dtype)."""
+    if type(pred) in (bool, int, float):  # a Python predicate: no tensor is made for it
+        return bool(pred)
+    if not isinstance(pred, torch.Tensor):
+        pred = convert_to_tensor(pred)
     n = pred.numel()
     if n == 1:
         return bool(pred.reshape(()).item())
@@ -66,7 +69,7 @@ def cond(pred: Any, true_fn: Optional[Callable[[], Any]] = None,
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
-    return true_fn() if _truth(convert_to_tensor(pred)) else false_fn()
+    return true_fn() if _truth(pred) else false_fn()
 
 
 def _pairs(pred_fn_pairs: Any) -> list:
@@ -207,12 +210,12 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
 
         def cond(i: Any, lv: Any) -> Any:  # TF evaluates both sides of its logical_and
             inner = inner_cond(*lv)
-            return (i < limit_value) and _truth(convert_to_tensor(inner))
+            return (i < limit_value) and _truth(inner)
 
         def body(i: Any, lv: Any) -> Any:
             return (i + 1, inner_body(*lv))
     structure = list(loop_vars)
-    while _truth(convert_to_tensor(cond(*loop_vars))):
+    while _truth(cond(*loop_vars)):
         loop_vars = body(*loop_vars)
         nest.assert_same_structure(structure, list(loop_vars))
     result = nest.map_structure(_as_loop_tensor, loop_vars)
