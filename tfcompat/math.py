@@ -19,6 +19,11 @@ from .ops.reduction_math_ops import (accumulate_n, argmin, count_nonzero, cumpro
 from .ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                               unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                               unsorted_segment_prod, unsorted_segment_sqrt_n)
+from .ops.special_math_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,
+                                   cumulative_logsumexp, erfcinv, erfinv, igamma, igammac,
+                                   is_non_decreasing, is_strictly_increasing, lbeta, ndtri,
+                                   nextafter, polygamma, reciprocal_no_nan, scalar_mul, xlog1py,
+                                   zero_fraction, zeta)
 from .ops.unary_math_ops import (acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, digamma,
                                  erf, erfc, expm1, floor, is_finite, is_inf, is_nan, lgamma,
                                  log1p, log_sigmoid, reciprocal, rint, round, sin, sinh, softplus,
@@ -49,3 +54,9 @@ __all__ += [
     "accumulate_n", "conj", "real", "imag", "angle", "confusion_matrix", "in_top_k",
 ]
 __all__ += ["top_k"]
+__all__ += [
+    "erfinv", "ndtri", "erfcinv", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "igamma",
+    "igammac", "zeta", "polygamma", "lbeta", "xlog1py", "reciprocal_no_nan", "nextafter",
+    "cumulative_logsumexp", "is_non_decreasing", "is_strictly_increasing", "zero_fraction",
+    "scalar_mul",
+]

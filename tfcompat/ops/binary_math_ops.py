@@ -39,10 +39,6 @@ __all__ = ["atan2", "squared_difference", "truncatediv", "truncatemod", "divide_
 _FLOATS_COMPLEX = D.FLOATS | D.COMPLEX
 
 
-def _zero_like(t: torch.Tensor) -> torch.Tensor:
-    return torch.zeros((), dtype=t.dtype, device=t.device)
-
-
 def atan2(y: Any, x: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.atan2` (also `tf.atan2`): the angle of `(x, y)` in `[-pi, pi]` (`torch.atan2`).
 
@@ -126,23 +122,29 @@ def truncatemod(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
 # -- the NaN-safe ops --------------------------------------------------------------------
 
 def _where_zero(cond: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
-    return torch.where(cond, _zero_like(value), value)
+    if cond.shape != value.shape:
+        cond = cond.expand(value.shape)
+    return value.masked_fill(cond, 0)
 
 
 def _xlogy_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return _where_zero(x == 0, x * torch.log(y))
+    return _where_zero(torch.eq(x, 0), torch.mul(x, torch.log(y)))
 
 
 def _xdivy_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return _where_zero(x == 0, x / y)
+    return _where_zero(torch.eq(x, 0), torch.div(x, y))
+
+
+def _xlog1py_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return _where_zero(torch.eq(x, 0), torch.mul(x, torch.log1p(y)))
 
 
 def _div_no_nan_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return _where_zero(y == 0, x / y)
+    return _where_zero(torch.eq(y, 0), torch.div(x, y))
 
 
 def _mul_no_nan_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return _where_zero(y == 0, x * y)
+    return _where_zero(torch.eq(y, 0), torch.mul(x, y))
 
 
 def _reduce_to(g: torch.Tensor, shape: torch.Size) -> torch.Tensor:
@@ -166,6 +168,9 @@ class _SafeBinary(torch.autograd.Function):
         if kind == "xlogy":  # TF: xlogy(x != 0, y) and xdivy(x, y)
             nonzero = (x != 0).to(x.dtype)
             gx, gy = _xlogy_value(nonzero, y) * grad, _xdivy_value(x, y) * grad
+        elif kind == "xlog1py":  # TF: xlog1py(x != 0, y) and xdivy(x, y + 1)
+            nonzero = (x != 0).to(x.dtype)
+            gx, gy = _xlog1py_value(nonzero, y) * grad, _xdivy_value(x, y + 1) * grad
         elif kind == "xdivy":  # TF: xdivy(x != 0, y) and xdivy(-x, y^2)
             nonzero = (x != 0).to(x.dtype)
             gx, gy = _xdivy_value(nonzero, y) * grad, _xdivy_value(-x, y * y) * grad
@@ -178,14 +183,14 @@ class _SafeBinary(torch.autograd.Function):
         return _reduce_to(gx, x.shape), _reduce_to(gy, y.shape), None
 
 
-_VALUES = {"xlogy": _xlogy_value, "xdivy": _xdivy_value, "div_no_nan": _div_no_nan_value,
+_VALUES = {"xlogy": _xlogy_value, "xlog1py": _xlog1py_value, "xdivy": _xdivy_value, "div_no_nan": _div_no_nan_value,
            "mul_no_nan": _mul_no_nan_value}
 
 
 def _safe(op: str, kind: str, xt: torch.Tensor, yt: torch.Tensor) -> torch.Tensor:
     if xt.device != yt.device:
         xt, yt = D.same_device((xt, yt))
-    if not D.broadcastable(xt.shape, yt.shape):
+    if xt.shape != yt.shape and not D.broadcastable(xt.shape, yt.shape):
         raise errors.invalid_argument(
             f"Incompatible shapes: {D.fmt_shape(xt.shape)} vs. {D.fmt_shape(yt.shape)}", op)
     if torch.is_grad_enabled() and (xt.requires_grad or yt.requires_grad):

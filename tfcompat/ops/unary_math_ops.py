@@ -189,13 +189,14 @@ def round(x: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A001 - T
 # -- special functions ----------------------------------------------------------------
 
 def _in_float32(fn: Callable) -> Callable:
-    """`fn` computed in float32 for bfloat16 inputs and rounded once, as Eigen does.
+    """`fn` computed in float32 for half-precision inputs and rounded once, as Eigen does.
 
-    (torch's bfloat16 `erf` flushes tiny values to 0.)
+    (torch's bfloat16 `erf` flushes tiny values to 0; its float16 Bessel
+    series run in float16.)
     """
     def wrapped(x: torch.Tensor) -> torch.Tensor:
-        if x.dtype is torch.bfloat16:
-            return fn(x.float()).to(torch.bfloat16)
+        if x.dtype in _HALF:
+            return fn(x.float()).to(x.dtype)
         return fn(x)
     return wrapped
 
@@ -265,7 +266,8 @@ def _softplus_value(x: torch.Tensor) -> torch.Tensor:
     e = torch.exp(x)
     # Above -threshold softplus(x) == x to the dtype's precision (and exp may overflow);
     # below threshold it is exp(x) (log1p(tiny) == tiny).
-    return torch.where(x > -threshold, x, torch.where(x < threshold, e, torch.log1p(e)))
+    return torch.where(torch.gt(x, -threshold), x,
+                       torch.where(torch.lt(x, threshold), e, torch.log1p(e)))
 
 
 class _Softplus(torch.autograd.Function):
