@@ -7,7 +7,8 @@ from .ops.nn_ops import (bias_add, dropout, l2_loss, log_softmax, relu,
 from .ops.unary_ops import sigmoid, tanh
 from .distribute.losses import compute_average_loss, scale_regularization_loss
 from .ops.activation_ops import elu, gelu, leaky_relu, relu6, selu, silu, swish
-from .ops.conv_ops import conv1d, conv2d, conv2d_transpose, depthwise_conv2d, separable_conv2d
+from .ops.conv_ops import (conv1d, conv2d, conv2d_transpose, conv3d, convolution, depthwise_conv2d,
+                          separable_conv2d)
 from .ops.ctc_ops import ctc_loss
 from .ops.embedding_ops import embedding_lookup
 from .ops.sampled_loss_ops import compute_accidental_hits, sampled_softmax_loss
@@ -29,7 +30,7 @@ __all__ += [
     "conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
     "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "pool", "embedding_lookup", "sampled_softmax_loss", "compute_accidental_hits",
-    "ctc_loss",
+    "ctc_loss", "conv3d", "convolution",
 ]
 __all__ += ["top_k"]
 

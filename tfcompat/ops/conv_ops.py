@@ -31,7 +31,8 @@ from . import _dispatch as D
 from . import _windows as W
 from ._shape_args import int_values
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "convolution", "conv2d_transpose", "depthwise_conv2d",
+           "separable_conv2d"]
 
 _CONV_TYPES = D.FLOATS | {torch.int32}
 _CONV_NAMES = ["half", "bfloat16", "float", "double", "int32"]
@@ -188,6 +189,60 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any, data_format: str
                        cf, dilations, "stride")
         return out.reshape(tuple(lead) + tuple(out.shape[1:]))
     return _conv_nd("Conv2D", x, w, 1, stride, padding, cf, dilations, "stride")
+
+
+def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NDHWC",  # noqa: A002
+           dilations: Any = None, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.nn.conv3d`: 3-D convolution of an `NDHWC` (or `NCDHW`) input with `DHWIO` filters.
+
+    `strides` (and `dilations`) are lists of 5, `padding` `"SAME"` or
+    `"VALID"`, as TF's `Conv3D`. torch: `F.conv3d` on a channels-last view.
+    """
+    op = "Conv3D"
+    x, w = _inputs(op, input, filters, D.FLOATS, _FLOAT_NAMES)
+    cf = W.channels_first(data_format if data_format is not None else "NDHWC", 3, op,
+                          ("NDHWC", "NCDHW"))
+    if not isinstance(strides, (list, tuple)):
+        raise TypeError(f"Expected list for 'strides' argument to 'conv3d' Op, not {strides!r}.")
+    if len(strides) != 5:
+        raise invalid("Sliding window strides field must specify 5 dimensions", op)
+    if dilations is not None and (not isinstance(dilations, (list, tuple)) or len(dilations) != 5):
+        raise invalid("Dilation rates field must specify 5 dimensions", op)
+    if isinstance(padding, (list, tuple)):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    if x.dim() != 5:
+        raise invalid(f"input must be 5-dimensional{D.fmt_shape(x.shape)}", op)
+    return _conv_nd(op, x, w, 3, list(strides), padding, cf, dilations)
+
+
+_CONV_FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+
+
+def convolution(input: Any, filters: Any, strides: Any = None, padding: str = "VALID",  # noqa: A002
+                data_format: Optional[str] = None, dilations: Any = None,
+                name: Optional[str] = None) -> torch.Tensor:
+    """`tf.nn.convolution`: N-D convolution (N = 1, 2, 3 from the filters' rank).
+
+    `strides`/`dilations`: an int or a list of 1 or N; `data_format` None
+    means channels last. Runs `conv1d`, `conv2d` or `conv3d`.
+    """
+    w = convert_to_tensor(filters)
+    n = w.dim() - 2
+    if n not in (1, 2, 3):
+        raise ValueError(f"`filters` must have rank 3, 4 or 5 (1-3 spatial dims). Received: "
+                         f"filters.shape={list(w.shape)}")
+    formats = _CONV_FORMATS[n]
+    fmt = formats[0] if data_format is None else data_format
+    if fmt not in formats:  # (TF's kernel attr check names the formats)
+        W.channels_first(fmt, n, f"Conv{n}D" if n > 1 else "Conv2D", formats)
+    cf = fmt.startswith("NC")
+    st = W.sequence(strides, n, cf, "strides")
+    dl = W.sequence(dilations, n, cf, "dilations")
+    if n == 1:
+        return conv1d(input, w, st, padding, fmt, dl)
+    if n == 2:
+        return conv2d(input, w, st, padding, fmt, dl)
+    return conv3d(input, w, st, padding, fmt, dl)
 
 
 def _output_shape(output_shape: Any, n: int, cf: bool) -> Tuple[Optional[int], Tuple[int, ...]]:

@@ -236,3 +236,34 @@ GRADIENTS = {
 for _name, _grad in list(GRADIENTS.items()):
     _f64 = any(a.dtype == np.float64 for a in _grad.inputs)
     GRADIENTS[_name] = Grad(_grad.fn, _grad.inputs, _grad.ulps, 1e-14 if _f64 else GRAD_ATOL)
+
+# -- conv3d and convolution
+W3 = _r(2, 3, 2, 2, 4)            # DHWIO
+CASES.update({
+    "conv3d_same": Case(lambda tf: tf.nn.conv3d(X3, W3, [1, 2, 2, 1, 1], "SAME"),
+                        atol=ATOL["float32"]),
+    "conv3d_valid_dilated": Case(lambda tf: tf.nn.conv3d(X3, W3, [1, 1, 1, 1, 1], "VALID",
+                                                         dilations=[1, 2, 1, 1, 1]),
+                                 atol=ATOL["float32"]),
+    "conv3d_ncdhw": Case(lambda tf: tf.nn.conv3d(np.ascontiguousarray(X3.transpose(0, 4, 1, 2, 3)),
+                                                 W3, [1, 1, 2, 2, 2], "SAME",
+                                                 data_format="NCDHW"), atol=ATOL["float32"]),
+    "conv3d_int_strides": lambda tf: tf.nn.conv3d(X3, W3, 2, "SAME"),
+    "conv3d_int32": lambda tf: tf.nn.conv3d(X3.astype(np.int32), W3.astype(np.int32),
+                                            [1, 1, 1, 1, 1], "SAME"),
+    "convolution_2d": Case(lambda tf: tf.nn.convolution(X, W, 2, "SAME"), atol=ATOL["float32"]),
+    "convolution_2d_dilated": Case(lambda tf: tf.nn.convolution(X, W, padding="SAME",
+                                                                dilations=2),
+                                   atol=ATOL["float32"]),
+    "convolution_1d_ncw": Case(lambda tf: tf.nn.convolution(
+        np.ascontiguousarray(X1.transpose(0, 2, 1)), W1, [2], "VALID", data_format="NCW"),
+        atol=ATOL["float32"]),
+    "convolution_3d": Case(lambda tf: tf.nn.convolution(X3, W3, [1, 2, 1], "SAME"),
+                           atol=ATOL["float32"]),
+    "convolution_default_valid": Case(lambda tf: tf.nn.convolution(X, W), atol=ATOL["float32"]),
+    "convolution_bad_format": lambda tf: tf.nn.convolution(X, W, data_format="NCW"),
+})
+GRADIENTS.update({
+    "conv3d": Grad(lambda tf, x, w: _sum_weighted(tf.nn.conv3d(x, w, [1, 2, 2, 1, 1], "SAME"), tf,
+                                                  20), [X3, W3], atol=GRAD_ATOL),
+})
