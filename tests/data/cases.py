@@ -174,6 +174,13 @@ CASES = {
     "scan_tuple_state": lambda tf: tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0]).scan(
         (0.0, 1.0), lambda s, x: ((s[0] + x, s[1] * x), {"sum": s[0] + x})),
     "unique": lambda tf: tf.data.Dataset.from_tensor_slices([1, 2, 1, 3, 2]).unique(),
+    "time_series_windows": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.arange(10, dtype=np.float32)).window(5, shift=1, drop_remainder=True).flat_map(
+            lambda w: w.batch(5)).map(lambda w: (w[:-1], w[-1])).batch(2),
+    "map_square_images_after_batch": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.ones((4, 3, 3), np.float32)).batch(3).map(lambda x: x * 2.0),
+    "map_after_padded_batch": lambda tf: tf.data.Dataset.range(1, 5).map(
+        lambda x: tf.fill([x], x)).padded_batch(2).map(lambda b: b[:, :1]),
     "pipeline": lambda tf: tf.data.Dataset.from_tensor_slices(
         (np.arange(12, dtype=np.float32).reshape(6, 2), np.arange(6))).map(
             lambda x, y: (x * 2.0, y)).filter(lambda x, y: y % 2 == 0).batch(2).repeat(2),

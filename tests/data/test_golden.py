@@ -19,6 +19,15 @@ from tests.data.gen_data import encode
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "data.json").read_text())
 
+# element_specs where tfcompat knows more than TF's symbolic shape inference (it finds a map's
+# spec by running the function; docs/data.md): name -> (tfcompat's spec, why).
+DELIBERATE_SPECS = {
+    "map_after_padded_batch": (
+        "TensorSpec(shape=(None, 1), dtype=tf.int64, name=None)",
+        "b[:, :1] of a (None, None) batch: TF cannot tell min(1, dim) and says None; every "
+        "padded row here has at least one column, so running the function gives 1"),
+}
+
 
 def test_fixtures_cover_every_case():
     assert set(FIXTURES["cases"]) == set(CASES)
@@ -40,7 +49,11 @@ def _check_leaves_are_cpu_tensors(element):
 def test_pipeline_matches_tf(name):
     expected = FIXTURES["cases"][name]
     ds = CASES[name](tf)
-    assert repr(ds.element_spec) == expected["element_spec"]
+    if name in DELIBERATE_SPECS:
+        assert expected["element_spec"] != DELIBERATE_SPECS[name][0]
+        assert repr(ds.element_spec) == DELIBERATE_SPECS[name][0]
+    else:
+        assert repr(ds.element_spec) == expected["element_spec"]
     assert int(ds.cardinality()) == expected["cardinality"]
     if "len" in expected:
         assert len(ds) == expected["len"]

@@ -240,34 +240,59 @@ class ShardDataset(Dataset):
 
 
 def _sample_spec(fn: Callable[..., Any], input_dataset: Dataset) -> Any:
-    """The spec of a function's outputs, found by running it on the first two input elements.
+    """The spec of a function's outputs, found by running it (TF traces it symbolically).
 
-    TF traces the function over the input *spec*, so an output dim that
-    depends on values, or on an input dim the spec leaves unknown (a `batch`
-    without `drop_remainder`), is unknown. tfcompat runs the function
-    instead: a dim is unknown when the two samples disagree on it, or when
-    an input dim at the same axis is unknown and had the same size in the
-    first sample. Exact for the usual `batch().map()` chains and most
-    value-dependent shapes; an approximation otherwise (see docs/data.md).
+    The function runs on the first two input elements (dims where the
+    outputs disagree are unknown) and, when the input spec leaves dims
+    unknown (a `batch` without `drop_remainder`, a `padded_batch`), once more
+    on the first element grown by one along each unknown dim (its last slice
+    repeated): output dims that change with it depend on an unknown input dim,
+    and TF's trace would leave them unknown too. Should that call fail, an
+    output dim is taken as unknown when an unknown input dim at the same axis
+    had the same size. See docs/data.md.
     """
     input_spec = input_dataset.element_spec
     samples = first_elements(input_dataset, 2)
     if not samples:  # an empty input: trace on zeros of the input's spec, as TF would
         samples = [_zeros_like_spec(input_spec)]
-    specs = [structure.spec_of(structure.normalize_output(structure.call_with_element(fn, e)))
-             for e in samples]
+
+    def run(element: Any) -> Any:
+        output = structure.call_with_element(fn, element)
+        return structure.spec_of(structure.normalize_output(output))
+
+    specs = [run(e) for e in samples]
     spec = specs[0]
     for other in specs[1:]:
         spec = structure.most_specific_compatible(spec, other)
+    leaf_specs = structure.flatten(input_spec)
+    if not any(isinstance(s, TensorSpec) and s.shape.rank is not None and None in s.shape.as_list()
+               for s in leaf_specs):
+        return spec
+    try:
+        grown = run(_grown(samples[0], input_spec))
+        return structure.most_specific_compatible(spec, grown)
+    except Exception:  # noqa: BLE001 (a function that cannot take the grown input: fall back)
+        pass
     unknown = set()
-    for leaf_spec, leaf in zip(structure.flatten(input_spec), structure.flatten(samples[0])):
+    for leaf_spec, leaf in zip(leaf_specs, structure.flatten(samples[0])):
         if isinstance(leaf_spec, TensorSpec) and leaf_spec.shape.rank is not None:
             unknown.update((axis, leaf.shape[axis])
                            for axis, d in enumerate(leaf_spec.shape.as_list()) if d is None)
-    if not unknown:
-        return spec
     return structure.relaxed(spec, lambda s: [(axis, d) in unknown
                                               for axis, d in enumerate(s.shape.as_list())])
+
+
+def _grown(element: Any, spec: Any) -> Any:
+    """`element` with every dim its spec leaves unknown one longer (the last slice repeated)."""
+    leaves = []
+    for leaf, leaf_spec in zip(structure.flatten(element), structure.flatten(spec)):
+        if isinstance(leaf, torch.Tensor) and isinstance(leaf_spec, TensorSpec) and (
+                leaf_spec.shape.rank is not None):
+            for axis, d in enumerate(leaf_spec.shape.as_list()):
+                if d is None and leaf.shape[axis] > 0:
+                    leaf = torch.cat([leaf, leaf.narrow(axis, leaf.shape[axis] - 1, 1)], axis)
+        leaves.append(leaf)
+    return structure.pack(element, leaves)
 
 
 class MapDataset(Dataset):
