@@ -251,3 +251,19 @@ def test_a_relative_directory_round_trips(tmp_path, monkeypatch):
                                                                        global_step=3)
     assert 'model_checkpoint_path: "model-3"' in (tmp_path / "tf1" / "checkpoint").read_text()  # as TF
     assert tf.train.latest_checkpoint("tf1") == path == os.path.join("tf1", "model-3")
+
+
+def test_checkpoints_iterator_yields_new_checkpoints_then_times_out(tmp_path):
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), str(tmp_path), max_to_keep=3)
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0)) == []  # nothing yet
+    first = manager.save()
+    asked = []
+
+    def timeout_fn():  # TF asks after every wait; a save between waits is found next
+        asked.append(1)
+        if len(asked) == 1:
+            manager.save()
+        return len(asked) >= 3
+
+    got = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0, timeout_fn=timeout_fn))
+    assert got == [first, os.path.join(str(tmp_path), "ckpt-2")] and len(asked) == 3

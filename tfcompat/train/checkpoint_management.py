@@ -22,7 +22,7 @@ import glob
 import logging
 import os
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .format import protos
 from .format import state_file
@@ -58,6 +58,43 @@ def latest_checkpoint(checkpoint_dir: Any, latest_filename: str | None = None) -
         return state.model_checkpoint_path
     _log.error("Couldn't match files for checkpoint %s", state.model_checkpoint_path)
     return None
+
+
+def wait_for_new_checkpoint(checkpoint_dir: Any, last_checkpoint: str | None = None,
+                            seconds_to_sleep: float = 1, timeout: float | None = None) -> str | None:
+    """Polls `latest_checkpoint(checkpoint_dir)` every `seconds_to_sleep` until it is a
+    checkpoint other than `last_checkpoint`; `None` once waiting longer would pass `timeout`."""
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is not None and path != last_checkpoint:
+            return path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir: Any, min_interval_secs: float = 0, timeout: float | None = None,
+                         timeout_fn: Callable[[], bool] | None = None) -> Iterator[str]:
+    """`tf.train.checkpoints_iterator`: yields each new latest checkpoint of `checkpoint_dir`
+    as it appears (an evaluation loop beside a trainer), at most one per `min_interval_secs`.
+
+    When `timeout` seconds pass without a new one, the iterator ends, or, with a
+    `timeout_fn`, asks it (after every wait, as TF) whether to end."""
+    checkpoint_path = None
+    while True:
+        new_path = wait_for_new_checkpoint(checkpoint_dir, checkpoint_path, timeout=timeout)
+        if new_path:
+            start = time.time()
+            checkpoint_path = new_path
+            yield checkpoint_path
+            remaining = start + min_interval_secs - time.time()
+            if remaining > 0:
+                time.sleep(remaining)
+        elif timeout_fn is None:
+            return
+        if timeout_fn is not None and timeout_fn():
+            return
 
 
 def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model_checkpoint_paths: list[str],
@@ -279,4 +316,5 @@ class CheckpointManager:
             sync()
 
 
-__all__ = ["CheckpointManager", "get_checkpoint_state", "latest_checkpoint", "update_checkpoint_state"]
+__all__ = ["CheckpointManager", "checkpoints_iterator", "get_checkpoint_state", "latest_checkpoint",
+           "update_checkpoint_state", "wait_for_new_checkpoint"]
