@@ -370,3 +370,26 @@ def test_name_based_restore_of_tf1_saver_fixture():
     with tf.name_scope("dense"):
         later.k = tf.Variable(tf.zeros([3, 2]), name="kernel")  # tracked later: restored by name
     np.testing.assert_array_equal(later.k.numpy(), recorded("dense/kernel"))
+
+
+def test_checkpoint_options_callbacks_and_skipped_slots(tmp_path):
+    m, opt = _model(), tf.keras.optimizers.Adam(0.1)
+    _train(m, opt, 2, seed=9)
+    calls = []
+    options = tf.train.CheckpointOptions(
+        experimental_skip_slot_variables=True,
+        experimental_write_callbacks=[lambda: calls.append("none"), lambda p: calls.append(p)])
+    ck = tf.train.Checkpoint(m=m, opt=opt)
+    path = ck.save(str(tmp_path / "o"), options=options)
+    assert calls == ["none", path]
+    assert not [k for k in BundleReader(path).keys() if ".OPTIMIZER_SLOT" in k]
+    full = ck.write(str(tmp_path / "full"))
+    m2, opt2 = _model(), tf.keras.optimizers.Adam(0.1)
+    opt2._create_all_weights([m2.w, m2.b])
+    status = tf.train.Checkpoint(m=m2, opt=opt2).restore(
+        full, options=tf.train.CheckpointOptions(experimental_skip_slot_variables=True))
+    status.assert_consumed()
+    assert float(tf.reduce_sum(tf.abs(opt2.get_slot(m2.w, "m")))) == 0.0  # not restored
+    np.testing.assert_array_equal(m2.w.numpy(), m.w.numpy())
+    with pytest.raises(ValueError, match="0 or 1 parameters"):
+        tf.train.CheckpointOptions(experimental_write_callbacks=[lambda a, b: None])

@@ -38,6 +38,7 @@ import numpy as np
 from ..framework import dtypes, errors
 from ..framework import device as device_lib
 from ..framework import variable_protocol as protocol
+from .checkpoint_options import CheckpointOptions, execute_callbacks
 from .format.tensor_bundle import BundleReader, BundleWriter
 from .graph_view import OBJECT_GRAPH_KEY, ObjectGraphView, has_values, text_format
 from .object_graph import TrackableObjectGraph
@@ -116,8 +117,10 @@ class CheckpointLoadStatus(_LoadStatus):
         printer = ObjectGraphProtoPrettyPrinter(self._checkpoint.object_graph_proto)
         self.assert_existing_objects_matched()
         ck = self._checkpoint
+        ignored = {ref.slot_variable_node_id for node in ck.object_graph_proto.nodes
+                   for ref in node.slot_variables} if ck.skip_slot_variables else set()
         for node_id, node in enumerate(ck.object_graph_proto.nodes):
-            if not node.attributes:
+            if not node.attributes or node_id in ignored:
                 continue
             if ck.object_by_proto_id.get(node_id) is None:
                 raise AssertionError(
@@ -146,7 +149,7 @@ class CheckpointLoadStatus(_LoadStatus):
             if obj is not None and get_update_uid(obj) < ck.restore_uid:
                 raise AssertionError(f"Object {text_format(node)} not assigned a value from "
                                      "checkpoint.")
-        for obj in self._object_graph_view.list_objects():
+        for obj in self._object_graph_view.list_objects(ck.skip_slot_variables):
             ck.all_python_objects[id(obj)] = obj
         matched = {id(o) for o in ck.object_by_proto_id.values()}
         unused = [o for o in ck.all_python_objects.values() if has_values(o) and id(o) not in matched]
@@ -245,13 +248,15 @@ def _worker_target(file_prefix: str, extended: Any) -> tuple:
     return os.path.join(temp_dir, base), temp_dir
 
 
-def write_bundle(view: ObjectGraphView, file_prefix: str) -> bool:
+def write_bundle(view: ObjectGraphView, file_prefix: str,
+                 options: Optional[CheckpointOptions] = None) -> bool:
     """Serialize `view` and write the bundle at `file_prefix` (atomically).
 
     Returns whether this process wrote the real files (False: a non-chief
     worker, whose copy went to a temporary directory, now removed).
     """
-    saveables, graph = view.serialize()
+    skip = bool(options is not None and options.experimental_skip_slot_variables)
+    saveables, graph = view.serialize(skip_slot_variables=skip)
     # Every worker reads every value (a sync-on-read value is a collective), in the same order.
     tensors = [(key, s.read()) for key, s in saveables.items()]
     target, temp_dir = _worker_target(file_prefix, _multi_worker_extended(saveables))
@@ -289,7 +294,8 @@ def _open(save_path: str) -> BundleReader:
             "suffix (e.g. the '-1' in 'path/to/ckpt-1').") from None
 
 
-def restore_into(view: ObjectGraphView, save_path: str) -> Any:
+def restore_into(view: ObjectGraphView, save_path: str,
+                 options: Optional[CheckpointOptions] = None) -> Any:
     """Restore the checkpoint at `save_path` into the objects of `view`; the load status."""
     reader = _open(save_path)
     if not reader.has(OBJECT_GRAPH_KEY):
@@ -300,7 +306,8 @@ def restore_into(view: ObjectGraphView, save_path: str) -> Any:
     except ValueError as e:
         raise errors.DataLossError(
             None, None, f"The object graph in checkpoint {save_path} is corrupted: {e}") from None
-    coordinator = RestoreCoordinator(graph, save_path, reader)
+    skip = bool(options is not None and options.experimental_skip_slot_variables)
+    coordinator = RestoreCoordinator(graph, save_path, reader, skip_slot_variables=skip)
     extra = {}
     for ref in view.attached_dependencies or ():
         extra[ref.name] = ref.ref
@@ -377,10 +384,15 @@ class Checkpoint(AutoTrackable):
         self._maybe_create_save_counter()
         return self._save_counter
 
+    def sync(self) -> None:
+        """Wait for an asynchronous write: tfcompat writes synchronously, so nothing to wait for."""
+        return None
+
     def write(self, file_prefix: Any, options: Any = None) -> str:
         """Write a checkpoint at `file_prefix` (no counter, no state file); returns the path."""
         file_prefix = os.fspath(file_prefix)
-        write_bundle(self._view, file_prefix)
+        write_bundle(self._view, file_prefix, options)
+        execute_callbacks(options.experimental_write_callbacks if options else None, file_prefix)
         return file_prefix
 
     def save(self, file_prefix: Any, options: Any = None) -> str:
@@ -389,13 +401,15 @@ class Checkpoint(AutoTrackable):
         counter = self.save_counter
         number = int(counter.assign_add(1, read_value=True).numpy())
         path = f"{file_prefix}-{number}"
-        if write_bundle(self._view, path):  # the state file last, and by the chief only
+        chief = write_bundle(self._view, path, options)
+        execute_callbacks(options.experimental_write_callbacks if options else None, path)
+        if chief:  # the state file last, and by the chief only
             _update_state_file(path)
         return path
 
     def read(self, save_path: Any, options: Any = None) -> CheckpointLoadStatus:
         """Restore a checkpoint written by `write` (see `restore`)."""
-        return restore_into(self._view, os.fspath(save_path))
+        return restore_into(self._view, os.fspath(save_path), options)
 
     def restore(self, save_path: Any, options: Any = None) -> Any:
         """Restore the checkpoint at `save_path` into the tracked objects; the load status.

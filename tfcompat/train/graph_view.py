@@ -154,14 +154,15 @@ class ObjectGraphView:
                     queue.append(child)
         return order, paths
 
-    def objects_ids_and_slots(self) -> Tuple[list, Dict[int, int], Dict[int, list], Dict[int, str]]:
+    def objects_ids_and_slots(self, skip_slot_variables: bool = False
+                              ) -> Tuple[list, Dict[int, int], Dict[int, list], Dict[int, str]]:
         """All nodes (slot variables last), node ids, slot references per optimizer, names."""
         objects, paths = self.breadth_first_traversal()
         names = {id(o): "/".join(escape_local_name(p) for p in paths[id(o)]) for o in objects}
         node_ids = {id(o): i for i, o in enumerate(objects)}
         slots: Dict[int, list] = {}
         non_slot = list(objects)
-        for opt in non_slot:
+        for opt in () if skip_slot_variables else non_slot:
             if protocol.is_variable(opt) or not hasattr(opt, "get_slot_names"):
                 continue
             for slot_name in opt.get_slot_names():
@@ -186,12 +187,13 @@ class ObjectGraphView:
                         slot_variable_node_id=node_ids[id(slot)]))
         return objects, node_ids, slots, names
 
-    def list_objects(self) -> list:
-        return self.objects_ids_and_slots()[0]
+    def list_objects(self, skip_slot_variables: bool = False) -> list:
+        return self.objects_ids_and_slots(skip_slot_variables)[0]
 
-    def serialize(self) -> Tuple[Dict[str, Saveable], og.TrackableObjectGraph]:
+    def serialize(self, skip_slot_variables: bool = False
+                  ) -> Tuple[Dict[str, Saveable], og.TrackableObjectGraph]:
         """`({checkpoint key: Saveable}, the object graph proto)` for the current objects."""
-        objects, node_ids, slots, names = self.objects_ids_and_slots()
+        objects, node_ids, slots, names = self.objects_ids_and_slots(skip_slot_variables)
         saveables: Dict[str, Saveable] = {}
         nodes = []
         for obj in objects:

@@ -73,7 +73,8 @@ class _DeferredSlotRestoration(NamedTuple):
 class RestoreCoordinator:
     """The state of one restore call: the graph read from the file and what was matched."""
 
-    def __init__(self, object_graph_proto: Any, save_path: str, reader: Any) -> None:
+    def __init__(self, object_graph_proto: Any, save_path: str, reader: Any,
+                 skip_slot_variables: bool = False) -> None:
         self.object_graph_proto = object_graph_proto
         self.save_path = save_path
         self.reader = reader
@@ -85,7 +86,8 @@ class RestoreCoordinator:
         self.deferred_slot_restorations: Dict[int, list] = {}
         self.slot_restorations: Dict[int, list] = collections.defaultdict(list)
         self.expect_partial = False
-        for node_index, node in enumerate(object_graph_proto.nodes):
+        self.skip_slot_variables = skip_slot_variables
+        for node_index, node in enumerate(() if skip_slot_variables else object_graph_proto.nodes):
             for ref in node.slot_variables:
                 self.slot_restorations[ref.original_variable_node_id].append(
                     _SlotRestoration(node_index, ref.slot_variable_node_id, ref.slot_name))
