@@ -3,6 +3,7 @@
 # tf.train.Checkpoint (checkpoint.py); tf.Module lives in module.py, Trackable in trackable.py
 # (TF exports neither under tf.train).
 from .checkpoint import Checkpoint
+from .checkpoint_options import CheckpointOptions
 
 # Reading checkpoints by key, export to torch/safetensors (reader.py, torch_export.py)
 from .reader import list_variables, load_checkpoint, load_variable
