@@ -71,3 +71,13 @@ def test_to_torch_two_workers_shuffle_stays_disjoint_and_changes_per_epoch():
     for order in epochs:
         assert sorted(order) == list(range(20))
     assert epochs[0] != epochs[1]
+
+
+def test_to_torch_persistent_workers_reshuffle_each_epoch():
+    torch.manual_seed(1)
+    ds = tf.data.Dataset.range(12).shuffle(12, seed=5)
+    loader = DataLoader(ds.to_torch(), batch_size=None, num_workers=2, persistent_workers=True)
+    epochs = [[int(x) for x in loader] for _ in range(3)]
+    for order in epochs:
+        assert sorted(order) == list(range(12))
+    assert len({tuple(e) for e in epochs}) == 3
