@@ -35,6 +35,7 @@ from .ops import random_ops
 from .ops._shape_args import shape_arg
 from .ops.stateless_random_ops import (categorical_with, full_int, generator_for,
                                        truncated_standard)
+from .train.trackable import AutoTrackable
 from .variables import Variable
 
 __all__ = ["Algorithm", "Generator", "get_global_generator", "set_global_generator",
@@ -80,17 +81,19 @@ def create_rng_state(seed: Any, alg: Any) -> Any:
     return state
 
 
-class Generator:
+class Generator(AutoTrackable):
     """`tf.random.Generator`: draws whose stream is fully determined by `state` (see module doc).
 
     Build with `from_seed(seed, alg=None)`, `from_state(state, alg)` or
     `from_non_deterministic_state()`. `state` is a non-trainable int64
-    variable; `algorithm` is TF's algorithm number (1: Philox).
+    variable; `algorithm` is TF's algorithm number (1: Philox). The generator
+    is trackable with its state under TF's name (`_state_var`), so
+    `tf.train.Checkpoint(gen=g)` saves and restores it with TF's keys.
     """
 
     def __init__(self, copy_from: Optional["Generator"] = None, state: Any = None,
                  alg: Any = None) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # not trackable: a plain attribute
         if copy_from is not None:
             self._alg = copy_from._alg
             initial = copy_from.state.read_value().cpu()
@@ -103,7 +106,7 @@ class Generator:
             if tuple(initial.shape) != (size,):
                 raise ValueError(f"Shapes {tuple(initial.shape)} and [{size}] are incompatible")
         with device_lib.device("CPU:0"):
-            self._state = Variable(initial.clone(), trainable=False, name="StateVar")
+            self._state_var = Variable(initial.clone(), trainable=False, name="StateVar")
 
     @classmethod
     def from_seed(cls, seed: Any, alg: Any = None) -> "Generator":
@@ -131,7 +134,7 @@ class Generator:
     @property
     def state(self) -> Any:
         """The state variable (int64, non-trainable): what checkpoints save."""
-        return self._state
+        return self._state_var
 
     @property
     def algorithm(self) -> int:
@@ -139,11 +142,11 @@ class Generator:
 
     @property
     def key(self) -> torch.Tensor:
-        return self._state.read_value()[-1]
+        return self._state_var.read_value()[-1]
 
     def reset(self, state: Any) -> None:
         """Set the state (same shape)."""
-        self._state.assign(convert_to_tensor(state, dtype=dtypes.int64))
+        self._state_var.assign(convert_to_tensor(state, dtype=dtypes.int64))
 
     def reset_from_seed(self, seed: Any) -> None:
         """Reset the state as `from_seed(seed)` would build it."""
@@ -156,20 +159,20 @@ class Generator:
     def _next(self, kind: str, device: torch.device, advance: int = 1) -> torch.Generator:
         """A torch generator for one draw, and the state advanced past it (host only)."""
         with self._lock:
-            state = self._state.read_value()
+            state = self._state_var.read_value()
             values = state.tolist()  # a host tensor: no device sync
             bumped = state.clone()
             bumped[1] += advance
-            self._state.assign(bumped)
+            self._state_var.assign(bumped)
         return generator_for(("Generator", self._alg, tuple(values), kind), device)
 
     def skip(self, delta: Any) -> torch.Tensor:
         """Advance the state as `delta` draws would; returns the old state."""
         with self._lock:
-            old = self._state.read_value()
+            old = self._state_var.read_value()
             bumped = old.clone()
             bumped[1] += int(delta)
-            self._state.assign(bumped)
+            self._state_var.assign(bumped)
         return old
 
     def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,

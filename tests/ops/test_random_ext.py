@@ -176,3 +176,16 @@ def test_split_and_fold_in_give_distinct_seeds():
     seeds = tf.random.split([1, 2], 4).numpy()
     assert len({tuple(s) for s in seeds}) == 4
     assert not (tf.random.fold_in([1, 2], 0).numpy() == tf.random.fold_in([1, 2], 1).numpy()).all()
+
+
+def test_generator_checkpoint_round_trip(tmp_path):
+    g = tf.random.Generator.from_seed(3)
+    g.normal([2])
+    path = tf.train.Checkpoint(gen=g).write(str(tmp_path / "ck"))
+    after_save = g.normal([4])
+    g.normal([4])
+    tf.train.Checkpoint(gen=g).restore(path)
+    assert torch.equal(g.normal([4]), after_save)
+    fresh = tf.random.Generator.from_seed(99)
+    tf.train.Checkpoint(gen=fresh).restore(path)
+    assert torch.equal(fresh.normal([4]), after_save)

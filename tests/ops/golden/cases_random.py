@@ -137,3 +137,15 @@ CASES.update({
     "stateless_poisson_bad_shape": lambda tf: tf.random.stateless_poisson([3], [1, 2],
                                                                           lam=[1.0, 2.0]),
 })
+
+
+def _checkpoint_keys(tf):
+    import os
+    import tempfile
+    g = tf.random.Generator.from_seed(3)
+    with tempfile.TemporaryDirectory() as d:
+        path = tf.train.Checkpoint(gen=g).write(os.path.join(d, "ck"))
+        return [[name, shape] for name, shape in tf.train.list_variables(path)]
+
+
+CASES["gen_checkpoint_keys"] = _checkpoint_keys
