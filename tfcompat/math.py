@@ -16,6 +16,7 @@ from .ops.counting_ops import bincount, confusion_matrix, in_top_k
 from .ops.reduction_math_ops import (accumulate_n, argmin, count_nonzero, cumprod,
                                      reduce_euclidean_norm, reduce_logsumexp, reduce_std,
                                      reduce_variance)
+from .ops.normalization_ops import l2_normalize
 from .ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                               unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                               unsorted_segment_prod, unsorted_segment_sqrt_n)
@@ -58,5 +59,5 @@ __all__ += [
     "erfinv", "ndtri", "erfcinv", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "igamma",
     "igammac", "zeta", "polygamma", "lbeta", "xlog1py", "reciprocal_no_nan", "nextafter",
     "cumulative_logsumexp", "is_non_decreasing", "is_strictly_increasing", "zero_fraction",
-    "scalar_mul",
+    "scalar_mul", "l2_normalize",
 ]

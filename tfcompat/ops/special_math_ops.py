@@ -159,8 +159,11 @@ nextafter = _binary("NextAfter", torch.nextafter, _F32_64, "nextafter",
 
 def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
                          name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.cumulative_logsumexp`: `log(cumsum(exp(x)))` along `axis`, computed stably
-    (`torch.logcumsumexp`); `exclusive` starts from `-inf`, `reverse` from the end."""
+    """`tf.math.cumulative_logsumexp`: `log(cumsum(exp(x)))` along `axis` (`torch.logcumsumexp`).
+
+    Computed stably; `exclusive` starts from `-inf`, `reverse` from the end.
+    Floating only.
+    """
     xt = convert_to_tensor(x)
     D.check_dtype("CumulativeLogsumexp", xt.dtype, D.FLOATS)
     a = single_axis(axis, "CumulativeLogsumexp")
