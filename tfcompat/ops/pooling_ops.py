@@ -86,7 +86,14 @@ def _pool(kind: str, x: torch.Tensor, n: int, cf: bool, ks: Sequence[int], st: S
     sym, ceil, crop = plan
     if kind == "MAX":
         fn = F.max_pool2d if n == 2 else F.max_pool3d
-        out = fn(xt, tuple(ks), tuple(st), tuple(sym), 1, ceil)
+        try:
+            out = fn(xt, tuple(ks), tuple(st), tuple(sym), 1, ceil)
+        except (RuntimeError, NotImplementedError):
+            if xt.is_floating_point():
+                raise
+            # torch's accelerator pools lack integer kernels: float64 holds every value of
+            # int32 and narrower types exactly (and int64 up to 2**53)
+            out = fn(xt.double(), tuple(ks), tuple(st), tuple(sym), 1, ceil).to(xt.dtype)
     else:
         fn = F.avg_pool2d if n == 2 else F.avg_pool3d
         out = fn(xt, tuple(ks), tuple(st), tuple(sym), ceil, False)
