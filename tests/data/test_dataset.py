@@ -250,3 +250,45 @@ def test_padded_batch_pads_each_batch_to_its_longest_or_the_given_shape(lengths,
 def test_padded_batch_refuses_a_mismatched_padding_dtype_when_built():
     with pytest.raises(TypeError, match="does not match"):
         tf.data.Dataset.range(3).padded_batch(2, padding_values=1.5)
+
+
+# -- random pipelines against a list model ------------------------------------------------
+
+_SCALAR_OPS = st.sampled_from(["take", "skip", "repeat", "filter", "map", "shard", "shuffle1",
+                               "batch_unbatch", "window_flat", "concat", "cache"])
+
+
+@given(n=st.integers(0, 12), ops=st.lists(st.tuples(_SCALAR_OPS, st.integers(1, 4)), max_size=5))
+def test_random_scalar_pipelines_match_a_list_model(n, ops):
+    ds, model, known = tf.data.Dataset.range(n), list(range(n)), True
+    for op, k in ops:
+        if op == "take":
+            ds, model = ds.take(k), model[:k]
+        elif op == "skip":
+            ds, model = ds.skip(k), model[k:]
+        elif op == "repeat":
+            ds, model = ds.repeat(k), model * k
+        elif op == "filter":
+            ds, known = ds.filter(lambda x, k=k: x % k == 0), False
+            model = [x for x in model if x % k == 0]
+        elif op == "map":
+            ds, model = ds.map(lambda x, k=k: x * k + 1), [x * k + 1 for x in model]
+        elif op == "shard":
+            ds, model = ds.shard(k, k - 1), model[k - 1::k]
+        elif op == "shuffle1":
+            ds = ds.shuffle(1)
+        elif op == "batch_unbatch":
+            ds, known = ds.batch(k).unbatch(), False
+        elif op == "window_flat":
+            ds, known = ds.window(k).flat_map(lambda w: w), False
+        elif op == "concat":
+            ds, model = ds.concatenate(tf.data.Dataset.range(k)), model + list(range(k))
+        elif op == "cache":
+            ds = ds.cache()
+    assert [int(x) for x in ds] == model
+    assert [int(x) for x in ds] == model  # a second epoch (caches replay)
+    card = int(ds.cardinality())
+    if known:
+        assert card == len(model)
+    else:
+        assert card in (len(model), tf.data.UNKNOWN_CARDINALITY)
