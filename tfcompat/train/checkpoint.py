@@ -255,8 +255,7 @@ def write_bundle(view: ObjectGraphView, file_prefix: str,
     Returns whether this process wrote the real files (False: a non-chief
     worker, whose copy went to a temporary directory, now removed).
     """
-    skip = bool(options is not None and options.experimental_skip_slot_variables)
-    saveables, graph = view.serialize(skip_slot_variables=skip)
+    saveables, graph = view.serialize()  # (TF writes slots even with skip_slot_variables)
     # Every worker reads every value (a sync-on-read value is a collective), in the same order.
     tensors = [(key, s.read()) for key, s in saveables.items()]
     target, temp_dir = _worker_target(file_prefix, _multi_worker_extended(saveables))
@@ -306,6 +305,7 @@ def restore_into(view: ObjectGraphView, save_path: str,
     except ValueError as e:
         raise errors.DataLossError(
             None, None, f"The object graph in checkpoint {save_path} is corrupted: {e}") from None
+    _check_graph(graph, save_path)
     skip = bool(options is not None and options.experimental_skip_slot_variables)
     coordinator = RestoreCoordinator(graph, save_path, reader, skip_slot_variables=skip)
     extra = {}
@@ -313,6 +313,26 @@ def restore_into(view: ObjectGraphView, save_path: str,
         extra[ref.name] = ref.ref
     CheckpointPosition(coordinator, 0).restore(view.root, extra_children=extra)
     return CheckpointLoadStatus(coordinator, view)
+
+
+def _check_graph(graph: TrackableObjectGraph, save_path: str) -> None:
+    """DataLossError unless every node id the graph refers to exists (a damaged file)."""
+    count = len(graph.nodes)
+    bad = None
+    if count == 0:
+        bad = "it has no nodes"
+    for node_id, node in enumerate(graph.nodes):
+        for child in node.children:
+            if not 0 <= child.node_id < count:
+                bad = f"node {node_id} has a child {child.local_name!r} at node {child.node_id}"
+        for ref in node.slot_variables:
+            if not (0 <= ref.original_variable_node_id < count
+                    and 0 <= ref.slot_variable_node_id < count):
+                bad = f"node {node_id} has a slot {ref.slot_name!r} referring to a missing node"
+    if bad is not None:
+        raise errors.DataLossError(
+            None, None, f"The object graph in checkpoint {save_path} is corrupted: {bad} "
+            f"(the graph has {count} nodes).")
 
 
 class Checkpoint(AutoTrackable):

@@ -2,8 +2,8 @@
 
 tfcompat honours `experimental_write_callbacks` (called after a write,
 with the path if they take one argument, then the state-file update of
-`save`) and `experimental_skip_slot_variables` (slots neither written nor
-restored). Writing is synchronous, which is what an asynchronous
+`save`) and `experimental_skip_slot_variables` (slots are not restored; as TF they
+are still written). Writing is synchronous, which is what an asynchronous
 checkpoint looks like once `sync()` returns, so `enable_async` is
 accepted; `experimental_io_device` and `experimental_sharding_callback`
 are accepted and change nothing (one process writes one shard).
