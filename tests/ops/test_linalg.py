@@ -152,6 +152,9 @@ GRADCHECKS = {
     "cross": (lambda x: la.cross(x, x.flip(0)), lambda: _well_conditioned(18)),
     "reverse_sequence": (lambda x: tf.reverse_sequence(x, [3, 0, 2], seq_axis=1, batch_axis=0),
                          lambda: _well_conditioned(19)),
+    "diag": (lambda x: la.diag(x[0], k=-1, padding_value=2.0), lambda: _well_conditioned(20)),
+    "set_diag": (lambda x: la.set_diag(x, x[1] * 3), lambda: _well_conditioned(21)),
+    "band_part": (lambda x: la.band_part(x, 0, 1), lambda: _well_conditioned(22)),
     "gather_batch_dims": (lambda x: tf.gather(x, [[2, 0], [1, 1], [0, 2]], axis=1, batch_dims=1),
                           lambda: _well_conditioned(15)),
 }

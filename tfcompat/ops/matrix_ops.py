@@ -1,8 +1,8 @@
-"""Matrix structure and contractions: `eye`, `diag`, `band_part`, `trace`, `norm`, `einsum`, ...
+"""Matrix structure and contractions: `eye`, `band_part`, `trace`, `norm`, `einsum`, `tensordot`, ...
 
-The structural ops (`diag`, `diag_part`, `set_diag`, `band_part`, `trace`,
-`matrix_transpose`, `adjoint`) take any dtype TF's kernels take (ints
-included) and work on the last two axes. `norm` and `l2_normalize`
+The structural ops (`band_part`, `trace`,
+`matrix_transpose`, `adjoint`; the diagonals in `diag_ops`) take any dtype
+TF's kernels take (ints included) and work on the last two axes. `norm` and `l2_normalize`
 follow TF's Python formulas (`sqrt(reduce_sum(x * conj(x)))`,
 `x * rsqrt(max(reduce_sum(x**2), epsilon))`), not torch's scaled
 `vector_norm`, so they round as TF does. `einsum` validates the equation
@@ -28,7 +28,7 @@ from . import _dispatch as D
 from . import math_ops
 from ._shape_args import int_values, shape_arg
 
-__all__ = ["eye", "matvec", "diag", "diag_part", "set_diag", "band_part", "trace",
+__all__ = ["eye", "matvec", "band_part", "trace",
            "matrix_transpose", "adjoint", "norm", "l2_normalize", "einsum", "tensordot", "cross",
            "normalize", "matrix_rank", "tensor_diag", "tensor_diag_part"]
 
@@ -76,78 +76,6 @@ def _matrix_input(x: Any, op: str) -> torch.Tensor:
     if t.dim() < 2:
         raise invalid(f"input must be at least 2-dim, received shape: {D.fmt_shape(t.shape)}", op)
     return t
-
-
-def _single_k(k: Any, op: str) -> int:
-    value = int_values(k, op, attr="k", python_dtype=torch.int32)
-    if isinstance(value, list):
-        if len(value) == 1 or (len(value) == 2 and value[0] == value[1]):
-            return value[0]
-        raise ValueError(f"{op}: a band of diagonals k={value} is not supported by tfcompat; "
-                         "call it once per diagonal.")
-    return value
-
-
-def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
-         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> torch.Tensor:
-    """`tf.linalg.diag`: matrices with `diagonal [..., N]` on their `k`-th diagonal, `padding_value` elsewhere.
-
-    The matrix is square of size `N + |k|` unless `num_rows`/`num_cols` say
-    otherwise (TF's MatrixDiagV3 rules). One diagonal `k` only (TF also
-    takes a band `(k0, k1)`).
-    """
-    d = convert_to_tensor(diagonal)
-    if d.dim() < 1:
-        raise invalid(f"diagonal must be at least 1-dim, received shape: {D.fmt_shape(d.shape)}",
-                      "MatrixDiagV3")
-    kk = _single_k(k, "MatrixDiagV3")
-    n = d.shape[-1]
-    min_rows, min_cols = n - min(kk, 0), n + max(kk, 0)
-    rows = int_values(num_rows, "MatrixDiagV3", attr="num_rows", python_dtype=torch.int32)
-    cols = int_values(num_cols, "MatrixDiagV3", attr="num_cols", python_dtype=torch.int32)
-    if rows == -1 and cols == -1:
-        rows = cols = max(min_rows, min_cols)
-    elif rows == -1:
-        rows = min_rows
-    elif cols == -1:
-        cols = min_cols
-    if not (rows == min_rows or cols == min_cols) or rows < min_rows or cols < min_cols:
-        raise invalid("The number of rows or columns is not consistent with the specified d_lower, "
-                      f"d_upper, and diagonal. (num_rows={rows}, num_cols={cols}, k={kk}, "
-                      f"diagonal length {n})", "MatrixDiagV3")
-    pad = convert_to_tensor(padding_value, dtype=dtypes.from_torch(d.dtype)).to(d.device)
-    out = pad.expand(tuple(d.shape[:-1]) + (rows, cols)).clone()
-    r = torch.arange(n, device=d.device) + max(-kk, 0)
-    c = torch.arange(n, device=d.device) + max(kk, 0)
-    out[..., r, c] = d
-    return out
-
-
-def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
-              align: str = "RIGHT_LEFT") -> torch.Tensor:
-    """`tf.linalg.diag_part`: the `k`-th diagonal of each matrix (`torch.diagonal`, a view)."""
-    t = _matrix_input(input, "MatrixDiagPartV3")
-    kk = _single_k(k, "MatrixDiagPartV3")
-    rows, cols = t.shape[-2], t.shape[-1]
-    if not (-rows < kk < cols) and not (rows == 0 or cols == 0):
-        raise invalid(f"lower_diag_index is out of bound: {kk}. It must be between {-rows} and "
-                      f"{cols}", "MatrixDiagPartV3")
-    return torch.diagonal(t, offset=kk, dim1=-2, dim2=-1)
-
-
-def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0,  # noqa: A002
-             align: str = "RIGHT_LEFT") -> torch.Tensor:
-    """`tf.linalg.set_diag`: a copy of `input` whose `k`-th diagonals are `diagonal`."""
-    t = _matrix_input(input, "MatrixSetDiagV3")
-    t, dg = D.matched("MatrixSetDiagV3", t, diagonal)
-    kk = _single_k(k, "MatrixSetDiagV3")
-    want = tuple(torch.diagonal(t, offset=kk, dim1=-2, dim2=-1).shape)
-    if tuple(dg.shape) != want:
-        raise invalid(f"diagonal must have shape {D.fmt_shape(want)}, got "
-                      f"{D.fmt_shape(dg.shape)}", "MatrixSetDiagV3")
-    out = t.clone()
-    torch.diagonal(out, offset=kk, dim1=-2, dim2=-1).copy_(dg)
-    return out
 
 
 def band_part(input: Any, num_lower: Any, num_upper: Any,  # noqa: A002

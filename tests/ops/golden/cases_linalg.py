@@ -229,3 +229,27 @@ CASES.update({
 GRADIENTS.update({
     "cross": Grad(lambda tf, a: tf.reduce_sum(tf.linalg.cross(a, tf.constant([[0.5, -1.0, 2.0]])) ** 2), [np.array([[1.0, 2.0, 3.0]], np.float32)], ulps=4),
 })
+
+A34 = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+A43 = np.arange(1, 13, dtype=np.int32).reshape(4, 3)
+
+CASES.update({
+    "diag_part_band": lambda tf: tf.linalg.diag_part(A34, k=(-1, 2)),
+    "diag_part_band_tall_pad": lambda tf: tf.linalg.diag_part(A43, k=(-2, 1), padding_value=-7),
+    "diag_part_band_left_right": lambda tf: tf.linalg.diag_part(A34, k=(-2, 1), align="LEFT_RIGHT"),
+    "diag_part_band_left_left": lambda tf: tf.linalg.diag_part(A43, k=(-1, 1), align="LEFT_LEFT"),
+    "diag_part_band_right_right_batch": lambda tf: tf.linalg.diag_part(np.stack([A34, -A34]), k=(0, 2), align="RIGHT_RIGHT"),
+    "diag_part_band_oob": lambda tf: tf.linalg.diag_part(A34, k=(-3, 1)),
+    "diag_part_band_reversed": lambda tf: tf.linalg.diag_part(A34, k=(1, -1)),
+    "diag_band": lambda tf: tf.linalg.diag(tf.linalg.diag_part(A34, k=(-1, 2)), k=(-1, 2), num_rows=3, num_cols=4),
+    "diag_band_square_default": lambda tf: tf.linalg.diag([[1, 2, 0], [3, 4, 5]], k=(-1, 0)),
+    "diag_band_align": lambda tf: tf.linalg.diag([[5.0, 6.0], [1.0, 2.0]], k=(0, 1), align="LEFT_LEFT", padding_value=0.5),
+    "diag_band_count": lambda tf: tf.linalg.diag([[1, 2], [3, 4]], k=(-2, 0)),
+    "set_diag_band": lambda tf: tf.linalg.set_diag(A34, -tf.linalg.diag_part(A34, k=(-1, 1)), k=(-1, 1)),
+    "set_diag_band_shape": lambda tf: tf.linalg.set_diag(A34, np.zeros((2, 2), np.float32), k=(-1, 1)),
+})
+
+GRADIENTS.update({
+    "diag_band": Grad(lambda tf, x: tf.reduce_sum(tf.linalg.diag(x, k=(-1, 1), padding_value=3.0) ** 2), [np.arange(9.0, dtype=np.float32).reshape(3, 3)], ulps=0),
+    "diag_part_band": Grad(lambda tf, x: tf.reduce_sum(tf.linalg.diag_part(x, k=(-1, 2)) * tf.constant(np.arange(12.0, dtype=np.float32).reshape(4, 3))), [A34], ulps=0),
+})
