@@ -12,5 +12,6 @@ from .structure import DatasetSpec
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
-__all__ = ["Dataset", "DatasetSpec", "Iterator", "NumpyIterator", "Options", "ThreadingOptions", "AUTOTUNE",
+__all__ = ["Dataset", "DatasetSpec", "Iterator", "NumpyIterator", "Options", "ThreadingOptions",
+           "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

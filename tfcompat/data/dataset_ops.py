@@ -134,7 +134,7 @@ class Dataset:
 
     def __repr__(self) -> str:
         spec = self._spec_or(False)
-        shown = repr(spec) if spec is not None else "<known once the map function has run>"
+        shown = repr(spec) if spec is not None else "<found when element_spec is first read>"
         return f"<_{type(self).__name__} element_spec={shown}>"
 
     # -- iteration ----------------------------------------------------------------
@@ -394,7 +394,8 @@ class OptionalValue:
 
     __slots__ = ("_value", "_has_value", "element_spec")
 
-    def __init__(self, value: Any = None, has_value: bool = False, element_spec: Any = None) -> None:
+    def __init__(self, value: Any = None, has_value: bool = False,
+                 element_spec: Any = None) -> None:
         self._value = value
         self._has_value = has_value
         self.element_spec = element_spec

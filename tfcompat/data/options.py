@@ -156,7 +156,8 @@ class AutotuneOptions(_OptionsRecord):
 
 
 class DistributeOptions(_OptionsRecord):
-    """`tf.data.experimental.DistributeOptions`: `auto_shard_policy` (default AUTO), `num_devices`."""
+    """`tf.data.experimental.DistributeOptions`: `auto_shard_policy` (default AUTO) and
+    `num_devices`."""
 
     _FIELDS = {"auto_shard_policy": (AutoShardPolicy, lambda: AutoShardPolicy.AUTO),
                "num_devices": (int, _none)}

@@ -251,8 +251,8 @@ def _convert_leaf(item: Any, spec: TensorSpec) -> torch.Tensor:
         tensor = torch.from_numpy(array.copy() if not array.flags.writeable else array)
     if not spec.shape.is_compatible_with(tuple(tensor.shape)):
         raise errors.InvalidArgumentError(
-            None, None, f"TypeError: `generator` yielded an element of shape {TensorShape(tuple(tensor.shape))} "
-            f"where an element of shape {spec.shape} was expected.")
+            None, None, "TypeError: `generator` yielded an element of shape "
+            f"{TensorShape(tuple(tensor.shape))} where an element of shape {spec.shape} was expected.")
     return tensor
 
 

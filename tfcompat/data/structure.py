@@ -184,7 +184,8 @@ def leaf_spec(leaf: Any) -> Any:
         return TensorSpec(TensorShape(tuple(leaf.shape)), dtypes.as_dtype(leaf.dtype))
     if _is_dataset(leaf):
         return DatasetSpec(leaf.element_spec)
-    raise TypeError(f"A tf.data component must be a tensor or a dataset, got {type(leaf).__name__}.")
+    raise TypeError("A tf.data component must be a tensor or a dataset, got "
+                    f"{type(leaf).__name__}.")
 
 
 def spec_of(element: Any) -> Any:
