@@ -5,7 +5,7 @@ import types as _types
 from .ops.random_ops import normal, set_seed, truncated_normal, uniform
 from .ops.sampled_loss_ops import log_uniform_candidate_sampler
 from .ops.random_sampling_ops import categorical, random_gamma as gamma, \
-    random_poisson as poisson, shuffle
+    random_poisson_v2 as poisson, shuffle
 from .ops.stateless_random_ops import (fold_in, index_shuffle as _index_shuffle, split,
                                        stateless_binomial, stateless_categorical, stateless_gamma,
                                        stateless_normal, stateless_poisson,

@@ -18,7 +18,7 @@ from . import random_ops
 from ._shape_args import shape_arg
 from .stateless_random_ops import categorical_with, draw_with
 
-__all__ = ["categorical", "shuffle", "random_gamma", "random_poisson"]
+__all__ = ["categorical", "shuffle", "random_gamma", "random_poisson_v2"]
 
 
 def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional[int] = None,
@@ -75,7 +75,7 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = dtypes.f
 _POISSON_OUT = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 
 
-def random_poisson(shape: Any, lam: Any, dtype: Any = dtypes.float32, seed: Optional[int] = None,
+def random_poisson_v2(shape: Any, lam: Any, dtype: Any = dtypes.float32, seed: Optional[int] = None,
                    name: Optional[str] = None) -> torch.Tensor:
     """`tf.random.poisson`: Poisson(lam) draws of shape `shape + lam.shape`, in `dtype`.
 
