@@ -33,15 +33,24 @@ def _keys(draw):
             items.append(slice(draw(_bound), draw(_bound), draw(_step)))
     if draw(st.booleans()):
         items.insert(draw(st.integers(0, len(items))), None)  # new axis
+    if draw(st.booleans()):
+        # An ellipsis standing for the axes of a dropped run of items.
+        i = draw(st.integers(0, len(items)))
+        j = draw(st.integers(i, len(items)))
+        if all(it is not None for it in items[i:j]):
+            items[i:j] = [Ellipsis]
     return shape, tuple(items)
 
 
 def _spec(key):
     """The key as strided_slice arguments, built the way TF's `__getitem__` builds them."""
     begin, end, strides = [], [], []
-    bm = em = nm = sm = 0
+    bm = em = nm = sm = el = 0
     for i, k in enumerate(key):
-        if k is None:
+        if k is Ellipsis:
+            begin.append(0), end.append(0), strides.append(1)
+            el |= 1 << i
+        elif k is None:
             begin.append(0), end.append(0), strides.append(1)
             nm |= 1 << i
         elif isinstance(k, int):
@@ -54,7 +63,7 @@ def _spec(key):
             bm |= (k.start is None) << i
             em |= (k.stop is None) << i
     return begin, end, strides, dict(begin_mask=bm, end_mask=em, new_axis_mask=nm,
-                                     shrink_axis_mask=sm)
+                                     shrink_axis_mask=sm, ellipsis_mask=el)
 
 
 @given(_keys())

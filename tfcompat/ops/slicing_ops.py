@@ -181,33 +181,30 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
                 raise invalid(f"slice index {x} of dimension {axis} out of bounds.", "StridedSlice")
             key.append(x)
             continue
-        lo, hi = (0, dim) if si > 0 else (-1, dim - 1)
-
-        def canonical(x: int, masked: bool, which: int) -> int:
-            if masked:
-                return (lo, hi)[which] if si > 0 else (hi, lo)[which]
-            x = x + dim if x < 0 else x
-            return min(max(x, lo), hi)
-
-        start, stop = canonical(bi, bm, 0), canonical(ei, em, 1)
+        # TF's canonical bounds: masked ends take the widest range for the stride's sign;
+        # given ones count from the end when negative and are clamped into range.
         if si > 0:
+            start = 0 if bm else min(max(bi + dim if bi < 0 else bi, 0), dim)
+            stop = dim if em else min(max(ei + dim if ei < 0 else ei, 0), dim)
             key.append(builtins.slice(start, max(start, stop), si))
+            continue
+        start = dim - 1 if bm else min(max(bi + dim if bi < 0 else bi, -1), dim - 1)
+        stop = -1 if em else min(max(ei + dim if ei < 0 else ei, -1), dim - 1)
+        count = (start - stop - si - 1) // -si if start > stop else 0
+        if count == 0:
+            key.append(builtins.slice(0, 0))
         else:
-            count = (start - stop + (-si) - 1) // (-si) if start > stop else 0
-            if count == 0:
-                key.append(builtins.slice(0, 0))
-            else:
-                last = start + (count - 1) * si
-                key.append(builtins.slice(last, start + 1, -si))
-                flips.append(axis)
+            # The same elements walked forwards, flipped afterwards (torch has no negative steps).
+            key.append(builtins.slice(start + (count - 1) * si, start + 1, -si))
+            flips.append(axis)
     out = t[tuple(key)] if key else t
     if flips:
         # Positions of the flipped input axes among the kept (non-shrunk) ones.
         kept = [a for a, spec in enumerate(dense) if not spec[5]]
         out = torch.flip(out, tuple(kept.index(a) for a in flips))
-    news = [i for i, item in enumerate(layout) if item[0] == "new"]
-    for i in news:
-        out = out.unsqueeze(i)
+    for i, item in enumerate(layout):
+        if item[0] == "new":
+            out = out.unsqueeze(i)
     return out
 
 
