@@ -234,6 +234,7 @@ CARDINALITY_CASES = {
         [tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(4).repeat()], seed=1),
     "sample_mixed": lambda tf: tf.data.Dataset.sample_from_datasets(
         [tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(4)], seed=1),
+    "take_below_minus_one": lambda tf: tf.data.Dataset.range(5).take(-2),
     "padded_batch_infinite": lambda tf: tf.data.Dataset.range(2).repeat().padded_batch(2),
 }
 
@@ -281,6 +282,12 @@ ERROR_CASES = {
         [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(np.int64(5)))),
     "choose_bad_dtype": lambda tf: tf.data.Dataset.choose_from_datasets(
         [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(1)),
+    "shuffle_zero": lambda tf: tf.data.Dataset.range(3).shuffle(0),
+    "prefetch_negative": lambda tf: tf.data.Dataset.range(3).prefetch(-5),
+    "shard_zero": lambda tf: tf.data.Dataset.range(3).shard(0, 0),
+    "interleave_cycle_zero": lambda tf: tf.data.Dataset.range(3).interleave(
+        lambda x: tf.data.Dataset.range(x), cycle_length=0),
+    "range_step_zero": lambda tf: tf.data.Dataset.range(3, 1, 0),
     "window_zero": lambda tf: tf.data.Dataset.range(3).window(0),
     "shard_index": lambda tf: tf.data.Dataset.range(3).shard(2, 2),
     "assert_cardinality": lambda tf: _iterate(tf.data.Dataset.range(3).apply(

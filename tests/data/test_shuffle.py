@@ -128,3 +128,11 @@ def test_sample_from_datasets_stop_on_empty_and_reproducibility():
     assert sum(1 for x in first if x < 3) == 3 and len(first) < 93
     ds = make()
     assert len({tuple(_order(ds)) for _ in range(5)}) > 1  # rerandomized per iteration
+
+
+def test_unknown_cardinality_buffer_holds_the_whole_input():
+    out = _order(tf.data.Dataset.range(30).shuffle(tf.data.UNKNOWN_CARDINALITY, seed=2))
+    assert sorted(out) == list(range(30)) and out != list(range(30))
+    firsts = collections.Counter(
+        _order(tf.data.Dataset.range(6).shuffle(-2, seed=s))[0] for s in range(600))
+    assert set(firsts) == set(range(6))  # any element can come first

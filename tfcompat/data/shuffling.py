@@ -32,7 +32,7 @@ import torch
 
 from ..framework import errors
 from ..ops import random_ops
-from .dataset_ops import Dataset, as_int, peeking
+from .dataset_ops import UNKNOWN, Dataset, as_int, peeking
 
 __all__ = ["ShuffleDataset", "set_worker_epoch_key", "epoch_rng", "seeds_for"]
 
@@ -70,15 +70,18 @@ def seeds_for(seed: Optional[int]) -> tuple:
 
 
 class ShuffleDataset(Dataset):
-    """`shuffle(buffer_size, seed=None, reshuffle_each_iteration=None)` (see the module doc)."""
+    """`shuffle(buffer_size, seed=None, reshuffle_each_iteration=None)` (see the module doc);
+    `buffer_size=tf.data.UNKNOWN_CARDINALITY` buffers the whole input."""
 
     def __init__(self, input_dataset: Dataset, buffer_size: Any, seed: Optional[int],
                  reshuffle_each_iteration: Optional[bool], name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
         size = as_int(buffer_size, "buffer_size")
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
-        self._buffer_size = size
+        if size <= 0 and size != UNKNOWN:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
+        # UNKNOWN_CARDINALITY: a buffer as large as the dataset (a uniform permutation).
+        self._buffer_size = size if size > 0 else None
         self._seeds = seeds_for(seed)
         self._reshuffle = True if reshuffle_each_iteration is None else bool(
             reshuffle_each_iteration)
@@ -93,6 +96,8 @@ class ShuffleDataset(Dataset):
             buffer.append(element)
             if len(buffer) == size:
                 break
+        if size is None:
+            size = len(buffer)
         for element in source:  # the buffer is full: emit one, refill its slot
             i = pick(size)
             out = buffer[i]

@@ -174,13 +174,13 @@ class TakeDataset(Dataset):
 
     def _cardinality(self) -> int:
         n = self._inputs[0]._cardinality()
-        if self._count < 0:
+        if self._count == -1:
             return n
         if n == UNKNOWN:
             return UNKNOWN
         if n == INFINITE:
             return self._count
-        return min(n, self._count)
+        return min(n, self._count)  # (TF's rule: take(-2) of a finite dataset reports -2)
 
 
 class SkipDataset(Dataset):
@@ -512,7 +512,7 @@ class PrefetchDataset(Dataset):
         size = as_int(buffer_size, "buffer_size")
         if size < -1:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be >= 0 or set "
-                                              "buffer_size to be AUTOTUNE.")
+                                              "buffer_size to be -1 for auto-tuning")
 
     def _iterate(self) -> Iterator[Any]:
         return self._inputs[0]._iterate()
