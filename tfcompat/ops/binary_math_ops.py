@@ -39,13 +39,37 @@ __all__ = ["atan2", "squared_difference", "truncatediv", "truncatemod", "divide_
 _FLOATS_COMPLEX = D.FLOATS | D.COMPLEX
 
 
+class _Atan2(torch.autograd.Function):
+    """`torch.atan2` with TF's gradient `(x, -y) * (g / (x^2 + y^2))`: NaN at the origin
+    (torch's gives 0 there)."""
+
+    @staticmethod
+    def forward(ctx: Any, y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(y, x)
+        return torch.atan2(y, x)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        y, x = ctx.saved_tensors
+        grad_inv = grad / (torch.square(x) + torch.square(y))
+        return _reduce_to(x * grad_inv, y.shape), _reduce_to(-y * grad_inv, x.shape)
+
+
 def atan2(y: Any, x: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.atan2` (also `tf.atan2`): the angle of `(x, y)` in `[-pi, pi]` (`torch.atan2`).
 
-    Note TF's argument order: `y` first. Floating only; gradient
-    `(x, -y) * g / (x^2 + y^2)`.
+    Note TF's argument order: `y` first. Floating only; TF's gradient
+    `(x, -y) * g / (x^2 + y^2)`, NaN at the origin.
     """
     yt, xt = D.matched("Atan2", y, x, allowed=D.FLOATS)
+    if torch.is_grad_enabled() and (yt.requires_grad or xt.requires_grad):
+        if yt.device != xt.device:
+            yt, xt = D.same_device((yt, xt))
+        if yt.shape != xt.shape and not D.broadcastable(yt.shape, xt.shape):
+            raise errors.invalid_argument(
+                f"Incompatible shapes: {D.fmt_shape(yt.shape)} vs. {D.fmt_shape(xt.shape)}",
+                "Atan2")
+        return _Atan2.apply(yt, xt)
     return D.run(torch.atan2, yt, xt)
 
 

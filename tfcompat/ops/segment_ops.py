@@ -20,7 +20,8 @@ segment keeps the value the output starts with). TF's rules:
   by `max(count, 1)` (its `sqrt`) with `/`, so integer data gives a float
   mean (float64 for int32/int64) and `sqrt_n` of integers fails.
 * Gradients: max/min split a segment's gradient evenly among its tied
-  maxima, as TF; prod's is the product of the other entries (exact with zeros).
+  maxima and give 0 to a segment whose result is NaN, as TF; prod's is the
+  product of the other entries (exact with zeros).
 """
 
 from __future__ import annotations
@@ -62,9 +63,47 @@ def _reduce(src: torch.Tensor, flat_ids: torch.Tensor, num: int, reduce: str,
     if reduce == "sum":
         out = torch.zeros((num + 1,) + tail, dtype=src.dtype, device=src.device)
         return out.index_add(0, target, src)[:num]
+    if reduce != "prod" and torch.is_grad_enabled() and src.requires_grad:
+        return _Extreme.apply(src, target, num, reduce, empty)
+    return _scatter(src, target, num, reduce, empty)[:num]
+
+
+def _scatter(src: torch.Tensor, target: torch.Tensor, num: int, reduce: str,
+             empty: Any) -> torch.Tensor:
+    tail = tuple(src.shape[1:])
     out = torch.full((num + 1,) + tail, empty, dtype=src.dtype, device=src.device)
     index = target.view((-1,) + (1,) * len(tail)).expand(src.shape)
-    return out.scatter_reduce(0, index, src, reduce, include_self=False)[:num]
+    return out.scatter_reduce(0, index, src, reduce, include_self=False)
+
+
+class _Extreme(torch.autograd.Function):
+    """Segment max/min with TF's gradient (`_SegmentMinOrMaxGrad`, `_UnsortedSegmentMinOrMaxGrad`).
+
+    A segment's gradient is split evenly among the entries equal to its
+    result; a NaN result selects nothing, so its entries get 0 (torch's
+    scatter_reduce gradient would give NaN).
+    """
+
+    @staticmethod
+    def forward(ctx: Any, src: torch.Tensor, target: torch.Tensor, num: int, reduce: str,
+                empty: Any) -> torch.Tensor:
+        full = _scatter(src, target, num, reduce, empty)
+        ctx.save_for_backward(src, target, full)
+        ctx.num = num
+        return full[:num]
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        src, target, full = ctx.saved_tensors
+        num = ctx.num
+        valid = (target < num).view((-1,) + (1,) * (src.dim() - 1))
+        selected = (src == full.index_select(0, target)) & valid
+        counts = torch.zeros(full.shape, dtype=grad.dtype, device=grad.device).index_add(
+            0, target, selected.to(grad.dtype))
+        padded = torch.cat([grad, torch.zeros_like(grad[:1]).expand((1,) + grad.shape[1:])])
+        share = (padded / counts).index_select(0, target)
+        return torch.where(selected, share, torch.zeros((), dtype=grad.dtype,
+                                                        device=grad.device)), None, None, None, None
 
 
 # -- sorted segments ---------------------------------------------------------------------

@@ -253,6 +253,12 @@ GRADIENTS = {
     "euclidean_norm_zero": Grad(lambda tf, x: tf.reduce_sum(tf.math.reduce_euclidean_norm(x,
                                                                                           axis=1)),
                                 [np.array([[0.0, 0.0], [3.0, 4.0]], np.float32)]),
+    "euclidean_norm_all_keepdims": Grad(lambda tf, x: tf.reduce_sum(
+        tf.math.reduce_euclidean_norm(x, keepdims=True) * 2.0), [V]),
+    "logsumexp_f16": Grad(lambda tf, x: tf.reduce_sum(tf.math.reduce_logsumexp(x, axis=0)),
+                          [V.astype(np.float16)]),
+    "unsorted_max_nan": Grad(lambda tf, x: tf.reduce_sum(tf.math.unsorted_segment_max(
+        x, [0, 0, 1, 1], 2)), [np.array([1.0, np.nan, 2.0, 2.0], np.float32)]),
     "cumprod_zeros": Grad(lambda tf, x: tf.reduce_sum(tf.math.cumprod(x)), [ZEROS]),
     "cumprod_exclusive_reverse": Grad(lambda tf, x: tf.reduce_sum(tf.math.cumprod(
         x, axis=1, exclusive=True, reverse=True)), [V]),

@@ -145,6 +145,12 @@ GRADIENTS["digamma_f64"] = Grad(GRADIENTS["digamma_f64"].fn, GRADIENTS["digamma_
 # one float16 ulp (4 of these 19).
 GRADIENTS["softplus_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.softplus(v)),
                                  [np.linspace(-9, 9, 19).astype(np.float16)], ulps=1)
+GRADIENTS["log_sigmoid_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.log_sigmoid(v)),
+                                    [np.linspace(-9, 9, 19).astype(np.float16)], ulps=1)
+GRADIENTS["softsign_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.softsign(v)),
+                                 [np.linspace(-9, 9, 19).astype(np.float16)], ulps=0)
+GRADIENTS["sin_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.sin(v)),
+                            [np.linspace(-9, 9, 19).astype(np.float16)], ulps=0)
 GRADIENTS["softplus_extremes"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.softplus(v)),
                                       [np.array([-90, -30, -14, -13.9, 0, 13.9, 14, 30, 90],
                                                 np.float32)])
