@@ -270,8 +270,7 @@ _global: Optional[Generator] = None
 
 
 def get_global_generator() -> Generator:
-    """`tf.random.get_global_generator`: the process's generator (made on first use, from
-    entropy)."""
+    """`tf.random.get_global_generator`: the process's generator, made from entropy on first use."""
     global _global
     with _global_lock:
         if _global is None:

@@ -134,9 +134,11 @@ def custom_gradient(f: Optional[Callable[..., Any]] = None) -> Any:
 
 
 def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
-    """`tf.recompute_grad`: `f` whose intermediate activations are recomputed in the backward
-    pass rather than kept: a custom gradient that reruns `f` under a tape (TF's own scheme),
-    so variables read in `f` get their gradients too."""
+    """`tf.recompute_grad`: `f`, with its activations recomputed in the backward pass.
+
+    A custom gradient that reruns `f` under a tape (TF's own scheme), so
+    variables read in `f` get their gradients too.
+    """
 
     @functools.wraps(f)
     def inner(*args: Any, **kwargs: Any) -> Any:

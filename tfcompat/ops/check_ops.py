@@ -405,14 +405,18 @@ def assert_all_finite(x: Any, message: str, name: Optional[str] = None) -> torch
 
 
 def is_numeric_tensor(tensor: Any) -> bool:
-    """`tf.debugging.is_numeric_tensor`: whether `tensor` is a tensor (not a variable) of a
-    numeric dtype (bool is not numeric)."""
+    """`tf.debugging.is_numeric_tensor`: whether `tensor` is a numeric tensor (not a variable).
+
+    bool is not numeric.
+    """
     return isinstance(tensor, torch.Tensor) and tensor.dtype in _NUMERIC
 
 
 def assert_proper_iterable(values: Any) -> None:
-    """`tf.debugging.assert_proper_iterable`: `TypeError` unless `values` is an iterable other
-    than a tensor, an ndarray, a string or bytes."""
+    """`tf.debugging.assert_proper_iterable`: `TypeError` unless `values` is a proper iterable.
+
+    Tensors, ndarrays, strings and bytes are not proper iterables.
+    """
     unwanted = (torch.Tensor, np.ndarray, str, bytes)
     if isinstance(values, unwanted) or getattr(values, "_tfcompat_variable", False):
         raise TypeError(f'Expected argument "values" to be a "proper" iterable.  Found: '
@@ -423,8 +427,10 @@ def assert_proper_iterable(values: Any) -> None:
 
 
 def assert_same_float_dtype(tensors: Any = None, dtype: Any = None) -> dtypes.DType:
-    """`tf.debugging.assert_same_float_dtype`: the common floating dtype of `tensors` (and
-    `dtype`), float32 when there is none; `ValueError` for a mismatch or a non-float dtype."""
+    """`tf.debugging.assert_same_float_dtype`: the one floating dtype of `tensors` and `dtype`.
+
+    float32 when there is none; `ValueError` for a mismatch or a non-float dtype.
+    """
     want = None if dtype is None else dtypes.as_dtype(dtype)
     first = None
     for t in tensors or []:

@@ -123,8 +123,7 @@ def case(pred_fn_pairs: Any, default: Optional[Callable[[], Any]] = None,
 
 def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable[[], Any]] = None,
                 name: str = "switch_case") -> Any:
-    """`tf.switch_case`: `branch_fns[branch_index]()`, or `default()` (else the last
-    branch) when the index is out of range.
+    """`tf.switch_case`: `branch_fns[branch_index]()`, else `default()` (or the last branch).
 
     `branch_fns` is a list of callables, a list of `(index, fn)` pairs or a
     dict whose keys form `range(len(branch_fns))`. `branch_index` must be an

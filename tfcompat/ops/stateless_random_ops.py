@@ -244,8 +244,10 @@ def _seed_dtype(seed: Any) -> torch.dtype:
 
 
 def split(seed: Any, num: int = 2, alg: str = "auto_select") -> torch.Tensor:
-    """`tf.random.split` / `experimental.stateless_split`: `num` new seeds (shape `[num, 2]`,
-    the seed's dtype) derived from `seed`."""
+    """`tf.random.split`: `num` new seeds (shape `[num, 2]`, the seed's dtype) from `seed`.
+
+    Also `tf.random.experimental.stateless_split`.
+    """
     key = _seed(seed)
     dt = _seed_dtype(seed)
     g = generator_for(("split", key, int(num)), torch.device("cpu"))
@@ -255,8 +257,11 @@ def split(seed: Any, num: int = 2, alg: str = "auto_select") -> torch.Tensor:
 
 
 def fold_in(seed: Any, data: Any, alg: str = "auto_select") -> torch.Tensor:
-    """`tf.random.fold_in` / `experimental.stateless_fold_in`: a new seed (shape [2]) from
-    `seed` and the integer `data`; int32 unless `data` is an int64 tensor."""
+    """`tf.random.fold_in`: a new seed (shape [2]) from `seed` and the integer `data`.
+
+    int32 unless `data` is an int64 tensor; also
+    `tf.random.experimental.stateless_fold_in`.
+    """
     key = _seed(seed)
     dt, _, values = _host_values(data)
     out_dt = torch.int64 if dt is torch.int64 else torch.int32
@@ -287,8 +292,10 @@ def _ends_with(dims: tuple, tail: tuple, op: str) -> None:
 
 def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
                     dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.random.stateless_gamma`: Gamma(alpha, rate=beta) draws of `shape` (which must end
-    with alpha and beta's broadcast shape), fixed by `seed`."""
+    """`tf.random.stateless_gamma`: Gamma(alpha, rate=beta) draws of `shape`, fixed by `seed`.
+
+    `shape` must end with alpha and beta's broadcast shape (TF's rule).
+    """
     dt = dtypes.as_dtype(dtype)
     a = convert_to_tensor(alpha, dtype=dt)
     D.check_dtype("StatelessRandomGammaV3", a.dtype,
@@ -309,8 +316,10 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
 
 def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtypes.int32,
                       name: Optional[str] = None) -> torch.Tensor:
-    """`tf.random.stateless_poisson`: Poisson(lam) draws of `shape` (ending with lam's shape),
-    fixed by `seed`; `dtype` defaults to int32 as in TF."""
+    """`tf.random.stateless_poisson`: Poisson(lam) draws of `shape`, fixed by `seed`.
+
+    `shape` must end with lam's shape; `dtype` defaults to int32 as in TF.
+    """
     dt = dtypes.as_dtype(dtype)
     rate = convert_to_tensor(lam, dtype_hint=dtypes.float32)
     dims = shape_arg(shape, "StatelessRandomPoisson", allow_scalar=False)

@@ -47,8 +47,11 @@ def _indices(indices: Any) -> list:
 
 
 class TensorArray:
-    """`tf.TensorArray(dtype, size, dynamic_size=None, clear_after_read=None, ...,
-    infer_shape=True, element_shape=None)` in eager mode (see the module docstring)."""
+    """`tf.TensorArray`: a mutable list of same-dtype tensors with TF's eager checks.
+
+    `TensorArray(dtype, size, dynamic_size=None, clear_after_read=None, ...,
+    infer_shape=True, element_shape=None)`; see the module docstring.
+    """
 
     def __init__(self, dtype: Any, size: Any = None, dynamic_size: Optional[bool] = None,
                  clear_after_read: Optional[bool] = None, tensor_array_name: Optional[str] = None,
