@@ -6,9 +6,10 @@ from .ops.linalg_ops import (cholesky, cholesky_solve, det, eig, eigh, eigvals, 
                              solve, svd, triangular_solve)
 from .ops.math_ops import matmul
 from .ops.diag_ops import diag, diag_part, set_diag
-from .ops.matrix_ops import (adjoint, band_part, cross, einsum, eye, l2_normalize, matrix_rank,
-                             matrix_transpose, matvec, norm, normalize, tensor_diag,
-                             tensor_diag_part, tensordot, trace)
+from .ops.matrix_ops import (adjoint, band_part, cross, einsum, eye, matrix_rank, matrix_transpose,
+                             matvec, norm, normalize, tensor_diag, tensor_diag_part, tensordot,
+                             trace)
+from .ops.normalization_ops import l2_normalize  # one implementation with tf.nn's
 
 __all__ = ["matmul", "global_norm",
            "matvec", "inv", "det", "slogdet", "logdet", "solve", "lstsq", "cholesky",

@@ -2,10 +2,9 @@
 
 The structural ops (`band_part`, `trace`,
 `matrix_transpose`, `adjoint`; the diagonals in `diag_ops`) take any dtype
-TF's kernels take (ints included) and work on the last two axes. `norm` and `l2_normalize`
-follow TF's Python formulas (`sqrt(reduce_sum(x * conj(x)))`,
-`x * rsqrt(max(reduce_sum(x**2), epsilon))`), not torch's scaled
-`vector_norm`, so they round as TF does. `einsum` validates the equation
+TF's kernels take (ints included) and work on the last two axes. `norm` follows
+TF's Python formula (`sqrt(reduce_sum(x * conj(x)))`), not torch's scaled
+`vector_norm`, so it rounds as TF does. `einsum` validates the equation
 and the operand shapes with TF's rules (labels must have equal sizes; only
 `...` broadcasts) before calling `torch.einsum`.
 """
@@ -29,7 +28,7 @@ from . import math_ops
 from ._shape_args import int_values, shape_arg
 
 __all__ = ["eye", "matvec", "band_part", "trace",
-           "matrix_transpose", "adjoint", "norm", "l2_normalize", "einsum", "tensordot", "cross",
+           "matrix_transpose", "adjoint", "norm", "einsum", "tensordot", "cross",
            "normalize", "matrix_rank", "tensor_diag", "tensor_diag_part"]
 
 
@@ -189,38 +188,6 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
     if not keepdims:
         result = result.squeeze(dims) if axis is not None else result.reshape(())
     return result
-
-
-def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: Optional[str] = None,
-                 dim: Any = None) -> torch.Tensor:
-    """`tf.linalg.l2_normalize` (also `tf.math`/`tf.nn`): `x / sqrt(max(sum(x**2, axis), epsilon))`.
-
-    As TF: `x * rsqrt(max(reduce_sum(square(x)), epsilon))`, `epsilon` in
-    `x`'s dtype (an int `x` is a `TypeError`).
-    """
-    if dim is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
-        axis = dim
-    t = convert_to_tensor(x)
-    if t.is_complex():
-        sq = t.real * t.real + t.imag * t.imag
-    else:
-        if not t.is_floating_point():
-            raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype "
-                            f"{D.tf_type_name(t.dtype)}")
-        sq = t * t
-    rank = t.dim()
-    if axis is None:
-        dims = tuple(range(rank))
-    else:
-        values = int_values(axis, "Sum", python_dtype=torch.int32)
-        values = [values] if isinstance(values, int) else values
-        dims = tuple(a % rank if -rank <= a < rank else a for a in values)
-    total = torch.sum(sq, dim=dims, keepdim=True) if dims else sq
-    eps = torch.tensor(epsilon, dtype=total.dtype)
-    inv_norm = torch.rsqrt(torch.maximum(total, eps.to(total.device)))
-    return t * inv_norm
 
 
 _EINSUM_TYPES = frozenset({torch.bfloat16, torch.float16, torch.float32, torch.float64,
