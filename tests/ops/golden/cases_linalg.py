@@ -253,3 +253,13 @@ GRADIENTS.update({
     "diag_band": Grad(lambda tf, x: tf.reduce_sum(tf.linalg.diag(x, k=(-1, 1), padding_value=3.0) ** 2), [np.arange(9.0, dtype=np.float32).reshape(3, 3)], ulps=0),
     "diag_part_band": Grad(lambda tf, x: tf.reduce_sum(tf.linalg.diag_part(x, k=(-1, 2)) * tf.constant(np.arange(12.0, dtype=np.float32).reshape(4, 3))), [A34], ulps=0),
 })
+
+H = np.random.RandomState(5).rand(1000).astype(np.float16)
+
+CASES.update({
+    # A long float16 sum: shows whether the accumulation is wide (TF's reduce_sum) or in float16.
+    "norm_f16_long": Case(lambda tf: tf.norm(H), ulps=1),
+    "norm_bf16_long": Case(lambda tf: tf.norm(tf.cast(H, tf.bfloat16)), ulps=1),
+    "einsum_f16_long": Case(lambda tf: tf.einsum("i,i->", H, H), ulps=1),
+    "matvec_f16_long": Case(lambda tf: tf.linalg.matvec(H.reshape(10, 100), H[:100]), ulps=1),
+})
