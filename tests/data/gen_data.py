@@ -61,7 +61,8 @@ def record_distributed(dist):
     steps = []
     for element in dist:
         steps.append(encode(unwrap(element)))
-    return {"element_spec": repr(dist.element_spec), "steps": steps}
+    return {"element_spec": repr(dist.element_spec), "steps": steps,
+            "cardinality": int(dist.cardinality)}
 
 
 def unwrap(element):

@@ -27,7 +27,8 @@ def strategy():
 
 def _record(dist):
     return {"element_spec": repr(dist.element_spec),
-            "steps": [encode(unwrap(element)) for element in dist]}
+            "steps": [encode(unwrap(element)) for element in dist],
+            "cardinality": int(dist.cardinality)}
 
 
 @pytest.mark.parametrize("name", sorted(DISTRIBUTE_CASES))
@@ -75,6 +76,12 @@ def test_two_workers_with_policy_file_or_off_are_refused():
             tf.data.experimental.AutoShardPolicy, policy)
         with pytest.raises(error):
             _two_workers(tf.data.Dataset.range(8).batch(4).with_options(options), 0)
+
+
+def test_cardinality_of_infinite_and_unknown_sources(strategy):
+    ds = tf.data.Dataset.range(14).batch(7)
+    assert strategy.experimental_distribute_dataset(ds.repeat()).cardinality == -1
+    assert strategy.experimental_distribute_dataset(ds.filter(lambda x: True)).cardinality == -2
 
 
 def test_element_spec_needs_a_tf_data_source(strategy):

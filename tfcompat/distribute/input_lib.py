@@ -113,8 +113,8 @@ from ..framework import device as device_lib
 from ..framework import errors
 from ..framework import nest
 from ..framework.tensor_conversion import convert_to_tensor_on
-from .input_specs import (PerReplicaSpec, dataset_spec, is_tf_dataset, per_replica_spec,
-                          shard_policy, static_spec)
+from .input_specs import (PerReplicaSpec, cardinality_of, dataset_spec, is_tf_dataset,
+                          per_replica_spec, shard_policy, static_spec)
 from .values import PerReplica
 
 __all__ = [
@@ -545,6 +545,11 @@ class DistributedDataset:
         return self._n
 
     @property
+    def cardinality(self) -> np.int64:
+        """The source's element count (TF's: global batches, -1 infinite, -2 unknown)."""
+        return cardinality_of(self._source)
+
+    @property
     def element_spec(self) -> Any:
         """Each replica's view of the source's spec (see the module docstring)."""
         spec = dataset_spec(self._source, "DistributedDataset")
@@ -621,6 +626,11 @@ class DistributedDatasetsFromFunction:
     @property
     def num_replicas_in_sync(self) -> int:
         return self._n
+
+    @property
+    def cardinality(self) -> np.int64:
+        """The element count of `dataset_fn`'s dataset (per-replica batches, as TF)."""
+        return cardinality_of(self._sources[0])
 
     @property
     def element_spec(self) -> Any:

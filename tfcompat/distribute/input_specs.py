@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from ..framework import nest
 
 __all__ = ["PerReplicaSpec", "is_tf_dataset", "shard_policy", "per_replica_spec", "dataset_spec",
-           "static_spec"]
+           "static_spec", "cardinality_of"]
 
 
 def is_tf_dataset(source: Any) -> bool:
@@ -76,3 +78,11 @@ def static_spec(source: Any) -> bool:
         return False
     return all(getattr(leaf, "shape", None) is not None and leaf.shape.is_fully_defined()
                for leaf in nest.flatten(source.element_spec))
+
+
+def cardinality_of(source: Any) -> np.int64:
+    """A distributed dataset's `cardinality`: the tf.data source's, as a NumPy int64 (TF's
+    value: the dataset's element count, -1 infinite, -2 unknown); -2 for other sources."""
+    if not is_tf_dataset(source):
+        return np.int64(-2)
+    return np.int64(int(source.cardinality()))
