@@ -243,6 +243,7 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
     the result's size depends on it.
     """
     t = convert_to_tensor(input)
+    tensor_reps = None
     if isinstance(repeats, int) and not isinstance(repeats, bool):
         values, rdim = [repeats], 0  # Python repeats: nothing to read back from a tensor
     elif (isinstance(repeats, (list, tuple)) and repeats
@@ -257,6 +258,7 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
         if r.dim() > 1:
             raise ValueError(f"Shape must be rank <= 1, got {list(r.shape)} for repeats")
         values, rdim = r.reshape(-1).tolist(), r.dim()  # the result's size depends on them
+        tensor_reps = r.reshape(-1)
     if axis is None:
         t = t.reshape(-1)
         a = 0
@@ -276,7 +278,10 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None,  # noqa: A002
             raise invalid(f"Expected multiples[{a + 1}] >= 0, but got {v}", "Tile")
     if len(values) == 1:
         return torch.repeat_interleave(t, values[0], dim=a)
-    reps = torch.tensor(values, dtype=torch.int64, device=t.device)
+    if tensor_reps is not None:  # already on a device: no copy of the host list back
+        reps = tensor_reps.to(t.device, torch.int64)
+    else:
+        reps = torch.tensor(values, dtype=torch.int64, device=t.device)
     return torch.repeat_interleave(t, reps, dim=a, output_size=sum(values))
 
 
