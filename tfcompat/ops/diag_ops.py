@@ -11,7 +11,7 @@ diagonal is a view (`torch.diagonal`); a band is one gather.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 

@@ -9,7 +9,6 @@ kernel writes in order), and positions no index names are zero.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import torch
