@@ -203,7 +203,9 @@ class Function:
         self._input_signature = _check_input_signature(input_signature)
         self._name = name or getattr(python_function, "__name__", "function")
         self._reduce_retracing = bool(reduce_retracing)
-        self._traces: list = []
+        self._seen: set = set()      # exact call signatures seen
+        self._general: list = []     # the (relaxed) signatures traced, under reduce_retracing
+        self._count = 0
         self._lock = threading.Lock()
         try:
             self._signature = inspect.signature(python_function)
@@ -269,20 +271,24 @@ class Function:
         return bound.args, bound.kwargs
 
     def _count_trace(self, args: tuple, kwargs: dict) -> None:
+        """Count the trace TF would make for this call (O(1) for a signature seen before)."""
         key = ("sig",) if self._input_signature is not None else \
             (_trace_key(list(args)), _trace_key(dict(kwargs)))
         with self._lock:
-            for i, known in enumerate(self._traces):
-                if _covers(known, key):
-                    return
+            if key in self._seen:
+                return
+            self._seen.add(key)
             if self._reduce_retracing:
-                for i, known in enumerate(self._traces):
+                if any(_covers(known, key) for known in self._general):
+                    return
+                for i, known in enumerate(self._general):
                     relaxed = _relaxes(known, key)
-                    if relaxed is not None:
-                        self._traces[i] = relaxed
-                        self._traces.append(relaxed)  # the relaxed trace is a new trace
+                    if relaxed is not None:  # one more trace, for the relaxed signature
+                        self._general[i] = relaxed
+                        self._count += 1
                         return
-            self._traces.append(key)
+                self._general.append(key)
+            self._count += 1
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._call(0, *args, **kwargs)
@@ -310,14 +316,15 @@ class Function:
         key = (_trace_key([("T", s.dtype.name, tuple(s.shape.as_list()) if s.shape.rank is not None
                             else None) if isinstance(s, TensorSpec) else s for s in specs]),)
         with self._lock:
-            if key not in self._traces:
-                self._traces.append(key)
+            if key not in self._seen:
+                self._seen.add(key)
+                self._count += 1
         return ConcreteFunction(self, [s for s in specs if isinstance(s, TensorSpec)], names)
 
     def experimental_get_tracing_count(self) -> int:
         """How many traces TF would have made for the calls so far (see the module docstring)."""
         with self._lock:
-            return len(self._traces)
+            return self._count
 
 
 def function(func: Optional[Callable[..., Any]] = None, input_signature: Any = None,
