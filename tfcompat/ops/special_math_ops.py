@@ -122,7 +122,9 @@ def _polygamma(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     a, x = torch.broadcast_tensors(a, x)
     n = torch.where(a == torch.floor(a), a, torch.full_like(a, float("nan")))
     sign = torch.where(torch.remainder(n, 2) == 0, -1.0, 1.0).to(a.dtype)
-    rest = sign * torch.exp(torch.lgamma(n + 1)) * torch.special.zeta(n + 1, x)
+    zeta_value = torch.special.zeta(n + 1, x)
+    zeta_value = torch.where(torch.isposinf(x), torch.zeros_like(zeta_value), zeta_value)
+    rest = sign * torch.exp(torch.lgamma(n + 1)) * zeta_value
     out = torch.where(n == 0, torch.digamma(x), rest)
     return torch.where((n < 0) | torch.isnan(n), torch.full_like(out, float("nan")), out)
 

@@ -83,6 +83,35 @@ def _no_gradient(fn: Callable) -> Callable:
     return detached
 
 
+def _tf_gradient(fn: Callable, derivative: Callable, name: str) -> Callable:
+    """`fn` whose gradient is TF's registered `g * derivative(x, y)` (y = `fn(x)`).
+
+    Used where torch's derivative formula differs from TF's at special points.
+    """
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = fn(x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        x, y = ctx.saved_tensors
+        return grad * derivative(x, y)
+
+    function = type(name, (torch.autograd.Function,), {
+        "forward": staticmethod(forward), "backward": staticmethod(backward),
+        "__doc__": f"`{fn.__name__}` with TF's gradient."})
+
+    def wrapped(x: torch.Tensor) -> torch.Tensor:
+        if x.requires_grad and torch.is_grad_enabled():
+            return function.apply(x)
+        return fn(x)
+    return wrapped
+
+
+def _nan_like(x: torch.Tensor) -> torch.Tensor:
+    return torch.full((), float("nan"), dtype=x.dtype, device=x.device)
+
+
 # -- trigonometric and hyperbolic -----------------------------------------------------
 
 sin = _unary("Sin", torch.sin, _FLOATS_COMPLEX, "sin",
@@ -103,7 +132,9 @@ cosh = _unary("Cosh", torch.cosh, _FLOATS_COMPLEX, "cosh",
               "`tf.math.cosh` (also `tf.cosh`): hyperbolic cosine (`torch.cosh`).")
 asinh = _unary("Asinh", torch.asinh, _FLOATS_COMPLEX, "asinh",
                "`tf.math.asinh` (also `tf.asinh`): inverse hyperbolic sine (`torch.asinh`).")
-acosh = _unary("Acosh", torch.acosh, _FLOATS_COMPLEX, "acosh",
+# TF's AcoshGrad is g / sinh(acosh(x)): NaN below 1 (torch's g / sqrt(x^2 - 1) is not).
+_acosh = _tf_gradient(torch.acosh, lambda x, y: torch.reciprocal(torch.sinh(y)), "_Acosh")
+acosh = _unary("Acosh", _acosh, _FLOATS_COMPLEX, "acosh",
                "`tf.math.acosh` (also `tf.acosh`): inverse hyperbolic cosine; nan below 1 "
                "(`torch.acosh`).")
 atanh = _unary("Atanh", torch.atanh, _FLOATS_COMPLEX, "atanh",
@@ -216,17 +247,27 @@ erf = _unary("Erf", _in_float32(_erf), D.FLOATS, "erf",
 erfc = _unary("Erfc", _in_float32(torch.erfc), D.FLOATS, "erfc",
               "`tf.math.erfc`: `1 - erf(x)`, accurate in the tails (`torch.erfc`).")
 _GAMMA = frozenset({torch.float16, torch.float32, torch.float64})
-lgamma = _unary("Lgamma", torch.lgamma, _GAMMA, "lgamma",
+
+
+def _digamma_value(x: torch.Tensor) -> torch.Tensor:
+    # TF's kernel gives NaN at +-0 (a pole), where torch gives -+inf.
+    return torch.where(x == 0, _nan_like(x), torch.digamma(x))
+
+
+def _trigamma(x: torch.Tensor) -> torch.Tensor:
+    """TF's `polygamma(1, x)`: `zeta(2, x)` (inf at 0 and the negative integers, 0 at +inf)."""
+    # TF's Polygamma has no half kernel, so TF's digamma gradient fails in float16.
+    D.check_dtype("Polygamma", x.dtype, frozenset({torch.float32, torch.float64}))
+    z = torch.special.zeta(torch.full_like(x, 2.0), x)
+    return torch.where(torch.isposinf(x), torch.zeros((), dtype=x.dtype, device=x.device), z)
+
+
+_lgamma = _tf_gradient(torch.lgamma, lambda x, y: _digamma_value(x), "_Lgamma")
+_digamma = _tf_gradient(_digamma_value, lambda x, y: _trigamma(x), "_Digamma")
+
+lgamma = _unary("Lgamma", _lgamma, _GAMMA, "lgamma",
                 "`tf.math.lgamma`: `log(|Gamma(x)|)` (`torch.lgamma`); gradient `digamma(x)`.\n\n"
                 "bfloat16 is `NotFoundError` (no CPU kernel in TF).", not_found={torch.bfloat16})
-
-
-def _digamma(x: torch.Tensor) -> torch.Tensor:
-    # TF's kernel gives NaN at +-0 (a pole), where torch gives -+inf.
-    return torch.where(x == 0, torch.full((), float("nan"), dtype=x.dtype, device=x.device),
-                       torch.digamma(x))
-
-
 digamma = _unary("Digamma", _digamma, _GAMMA, "digamma",
                  "`tf.math.digamma`: the derivative of `lgamma` (`torch.digamma`); gradient "
                  "`polygamma(1, x)`.\n\nNaN at 0 (a pole), as TF; bfloat16 is `NotFoundError`.",

@@ -151,6 +151,11 @@ GRADIENTS["softsign_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.softsign(v)
                                  [np.linspace(-9, 9, 19).astype(np.float16)], ulps=0)
 GRADIENTS["sin_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.sin(v)),
                             [np.linspace(-9, 9, 19).astype(np.float16)], ulps=0)
+GRADIENTS["lgamma_f16"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.lgamma(v)),
+                               [np.array([0.25, 0.5, 1.0, 2.0, 5.5], np.float16)], ulps=0)
+# TF's digamma gradient (Polygamma) has no float16 kernel: InvalidArgumentError.
+GRADIENTS["digamma_f16_error"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.digamma(v)),
+                                      [np.array([0.25, 0.5, 1.0, 2.0, 5.5], np.float16)])
 GRADIENTS["softplus_extremes"] = Grad(lambda tf, v: tf.reduce_sum(tf.math.softplus(v)),
                                       [np.array([-90, -30, -14, -13.9, 0, 13.9, 14, 30, 90],
                                                 np.float32)])
@@ -161,3 +166,12 @@ GRADIENTS["softplus_weighted"] = Grad(lambda tf, v: tf.reduce_sum(
     [np.array([-1.0, 0.5, 2.0], np.float32)])
 GRADIENTS["round_plus_identity"] = Grad(lambda tf, v: tf.reduce_sum(tf.round(v) + v),
                                         [np.array([0.5, 1.5, 2.25], np.float32)])
+
+# Gradients at the special values (0, +-1, +-inf, NaN, tiny): where TF's formulas give NaN or
+# inf, tfcompat's must too.
+GRAD_SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 1e-30, 2.0], np.float32)
+for _op_name in DOMAINS:
+    if _op_name.startswith("is_"):
+        continue
+    GRADIENTS[f"{_op_name}_special_points"] = (lambda n: Grad(
+        lambda tf, v: tf.reduce_sum(getattr(tf.math, n)(v)), [GRAD_SPECIAL], atol=FTZ))(_op_name)
