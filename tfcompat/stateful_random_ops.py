@@ -156,23 +156,26 @@ class Generator(AutoTrackable):
         c = convert_to_tensor(counter, dtype=dtypes.int64).reshape(-1)
         self.reset(torch.cat([c, convert_to_tensor(key, dtype=dtypes.int64).reshape(-1)]))
 
-    def _next(self, kind: str, device: torch.device, advance: int = 1) -> torch.Generator:
+    def _next(self, kind: str, device: torch.device) -> torch.Generator:
         """A torch generator for one draw, and the state advanced past it (host only)."""
         with self._lock:
-            state = self._state_var.read_value()
-            values = state.tolist()  # a host tensor: no device sync
-            bumped = state.clone()
-            bumped[1] += advance
-            self._state_var.assign(bumped)
+            values = self._state_var.read_value().tolist()  # a host tensor: no device sync
+            self._state_var.assign_add(self._one_step(), read_value=False)
         return generator_for(("Generator", self._alg, tuple(values), kind), device)
+
+    def _one_step(self) -> torch.Tensor:
+        step = self.__dict__.get("_step")
+        if step is None:
+            step = torch.zeros(_STATE_SIZE[self._alg], dtype=torch.int64)
+            step[1] = 1
+            object.__setattr__(self, "_step", step)  # a constant, not tracked
+        return step
 
     def skip(self, delta: Any) -> torch.Tensor:
         """Advance the state as `delta` draws would; returns the old state."""
         with self._lock:
             old = self._state_var.read_value()
-            bumped = old.clone()
-            bumped[1] += int(delta)
-            self._state_var.assign(bumped)
+            self._state_var.assign_add(self._one_step() * int(delta), read_value=False)
         return old
 
     def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
