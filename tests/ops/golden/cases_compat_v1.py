@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tests.ops.golden.harness import Case
+from tests.ops.golden.harness import Case, Grad
 
 X = np.arange(6, dtype=np.int32).reshape(2, 3)
 F = np.array([[1.0, -2.0, 3.5], [0.5, 2.0, -1.0]], dtype=np.float32)
@@ -35,4 +35,39 @@ CASES = {
     "executing_eagerly": lambda tf: v1(tf).executing_eagerly(),
     "float32_is_tf2": lambda tf: v1(tf).float32 is tf.float32,
     "add_is_tf2": Case(lambda tf: v1(tf).add(X, X), ulps=0),
+}
+
+IMG = np.arange(2 * 5 * 5 * 2, dtype=np.float32).reshape(2, 5, 5, 2) / 10
+FILT = np.linspace(-1, 1, 3 * 3 * 2 * 3, dtype=np.float32).reshape(3, 3, 2, 3)
+LOGITS = np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], np.float32)
+LABELS = np.array([[0.2, 0.5, 0.3], [0.0, 0.0, 1.0]], np.float32)
+
+CASES.update({
+    "nn_conv2d_filter": lambda tf: v1(tf).nn.conv2d(IMG, filter=FILT, strides=[1, 2, 2, 1],
+                                                    padding="SAME"),
+    "nn_max_pool_value": lambda tf: v1(tf).nn.max_pool(value=IMG, ksize=[1, 2, 2, 1],
+                                                       strides=[1, 2, 2, 1], padding="SAME"),
+    "nn_avg_pool": lambda tf: v1(tf).nn.avg_pool(IMG, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+    "nn_dropout_keep_1": lambda tf: v1(tf).nn.dropout(LOGITS, keep_prob=1.0),
+    "nn_dropout_both": lambda tf: v1(tf).nn.dropout(LOGITS, keep_prob=0.5, rate=0.5),
+    "nn_moments_keep_dims": lambda tf: list(v1(tf).nn.moments(LOGITS, [0], keep_dims=True)),
+    "nn_softmax_dim": lambda tf: v1(tf).nn.softmax(LOGITS, dim=0),
+    "nn_log_softmax": lambda tf: v1(tf).nn.log_softmax(LOGITS),
+    "nn_xent_v2_dim": lambda tf: v1(tf).nn.softmax_cross_entropy_with_logits_v2(LABELS, LOGITS, dim=-1),
+    "nn_xent_v1": lambda tf: v1(tf).nn.softmax_cross_entropy_with_logits(labels=LABELS, logits=LOGITS),
+    "nn_sigmoid_xent": lambda tf: v1(tf).nn.sigmoid_cross_entropy_with_logits(labels=LABELS,
+                                                                               logits=LOGITS),
+    "nn_sparse_xent": lambda tf: v1(tf).nn.sparse_softmax_cross_entropy_with_logits(
+        labels=[1, 2], logits=LOGITS),
+    "nn_embedding_mod": lambda tf: v1(tf).nn.embedding_lookup(
+        [np.arange(6, dtype=np.float32).reshape(3, 2), 10 + np.arange(4, dtype=np.float32).reshape(2, 2)],
+        [0, 1, 2, 3, 4]),
+    "nn_relu_same": lambda tf: v1(tf).nn.relu(LOGITS),
+})
+
+GRADIENTS = {
+    "nn_xent_v1_no_label_grad": Grad(
+        lambda tf, lab, lg: v1(tf).nn.softmax_cross_entropy_with_logits(labels=lab, logits=lg),
+        # softmax - labels: an ulp of the softmax (~1.5e-8 at 0.23) survives the cancellation
+        [LABELS, LOGITS], atol=3e-8),
 }

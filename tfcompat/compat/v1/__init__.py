@@ -22,7 +22,7 @@ import sys
 import types
 from typing import Any
 
-from . import _v1_ops, logging
+from . import _v1_nn, _v1_ops, logging
 from ._not_built import NotBuilt
 from ._v1_api import API
 
@@ -50,6 +50,8 @@ def _overrides(path: str) -> dict:
         if train is not None and hasattr(train, "Checkpoint"):
             out["Checkpoint"] = train.Checkpoint  # TF 1's CheckpointV1 behaves the same eagerly
         return out
+    if path == "nn":
+        return _v1_nn.OVERRIDES
     if path == "logging":
         return {n: getattr(logging, n) for n in logging.__all__}
     return {}
