@@ -22,7 +22,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
 from ._shape_args import single_axis
 from .binary_math_ops import _safe, divide_no_nan
-from .unary_math_ops import _in_float32, _unary, no_kernel
+from .unary_math_ops import _in_float32, _tf_gradient, _unary, no_kernel
 
 __all__ = ["erfinv", "ndtri", "erfcinv", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
            "igamma", "igammac", "zeta", "polygamma", "lbeta", "xlog1py", "reciprocal_no_nan",
@@ -88,7 +88,11 @@ bessel_i1 = _unary("BesselI1", _in_float32(_i1), _NO_BF16, "bessel_i1",
                    "`tf.math.bessel_i1`: the modified Bessel function of order 1 "
                    "(`torch.special.i1`).\n\nTF's gradient `i0(x) - i1(x) / x`, which TF sets to "
                    "1 at `x = 0` (the true derivative is 0.5).", not_found={torch.bfloat16})
-bessel_i1e = _unary("BesselI1e", _in_float32(torch.special.i1e), _NO_BF16, "bessel_i1e",
+# TF's BesselI1e gradient: i0e(x) - y * (sign(x) + 1 / x), 0.5 at 0 (NaN at NaN; torch: 0.5).
+_i1e = _tf_gradient(torch.special.i1e, lambda x, y: torch.where(
+    x == 0, torch.full((), 0.5, dtype=x.dtype, device=x.device),
+    torch.special.i0e(x) - y * (torch.sign(x) + torch.reciprocal(x))), "_BesselI1e")
+bessel_i1e = _unary("BesselI1e", _in_float32(_i1e), _NO_BF16, "bessel_i1e",
                     "`tf.math.bessel_i1e`: `exp(-|x|) * bessel_i1(x)` (`torch.special.i1e`).",
                     not_found={torch.bfloat16})
 
@@ -107,10 +111,13 @@ def _binary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str,
 
 igamma = _binary("Igamma", torch.special.gammainc, _F32_64, "igamma",
                  "`tf.math.igamma(a, x)`: the regularized lower incomplete gamma function "
-                 "(`torch.special.gammainc`); float32/float64.", not_found=_HALF)
+                 "(`torch.special.gammainc`); float32/float64.\n\nDifferentiable in `x` only: "
+                 "torch has no derivative in `a` (TF's IgammaGradA), so a gradient with respect "
+                 "to `a` raises torch's NotImplementedError.", not_found=_HALF)
 igammac = _binary("Igammac", torch.special.gammaincc, _F32_64, "igammac",
                   "`tf.math.igammac(a, x)`: the regularized upper incomplete gamma function "
-                  "(`torch.special.gammaincc`); float32/float64.", not_found=_HALF)
+                  "(`torch.special.gammaincc`); float32/float64.\n\nDifferentiable in `x` only, "
+                  "as `igamma`.", not_found=_HALF)
 zeta = _binary("Zeta", torch.special.zeta, _F32_64, "zeta",
                "`tf.math.zeta(x, q)`: the Hurwitz zeta function (`torch.special.zeta`); "
                "float32/float64.")

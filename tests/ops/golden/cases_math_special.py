@@ -117,3 +117,16 @@ GRADIENTS = {
     "igamma_x": Grad(lambda tf, x: tf.reduce_sum(tf.math.igamma(np.float32(2.0), x)),
                      [np.array([0.5, 1.0, 3.0], np.float32)]),
 }
+
+# Gradients at the special values, where TF's formulas give NaN or inf.
+GRAD_SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 1e-30, 0.5], np.float32)
+for _fn in ("erfinv", "ndtri", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
+            "reciprocal_no_nan", "erfcinv"):
+    GRADIENTS[f"{_fn}_special_points"] = (lambda f: Grad(
+        lambda tf, v: tf.reduce_sum(getattr(tf.math, f)(v)), [GRAD_SPECIAL],
+        atol=float(np.finfo(np.float32).tiny)))(_fn)
+GRADIENTS["xlog1py_special_points"] = Grad(lambda tf, x, y: tf.reduce_sum(tf.math.xlog1py(x, y)),
+                                           [GRAD_SPECIAL, GRAD_SPECIAL[::-1].copy()])
+# (in x only: tfcompat has no derivative in a, see igamma's docstring)
+GRADIENTS["igamma_special_points"] = Grad(lambda tf, x: tf.reduce_sum(tf.math.igamma(
+    np.array([1.0, 2.0, 0.5], np.float32), x)), [np.array([0.0, INF, 1e-30], np.float32)])
