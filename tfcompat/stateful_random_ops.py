@@ -32,8 +32,7 @@ from .framework.errors import invalid_argument
 from .framework.tensor_conversion import convert_to_tensor
 from .ops import _dispatch as D
 from .ops import random_ops
-from .ops._shape_args import shape_arg
-from .ops.stateless_random_ops import (categorical_with, full_int, generator_for,
+from .ops.stateless_random_ops import (categorical_with, full_int, generator_for, random_shape,
                                        truncated_standard)
 from .train.trackable import AutoTrackable
 from .variables import Variable
@@ -182,7 +181,7 @@ class Generator(AutoTrackable):
                dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
         """Normal draws, `mean + stddev * N(0, 1)`."""
         dt = dtypes.as_dtype(dtype)
-        dims = shape_arg(shape, "StatefulStandardNormalV2", allow_scalar=False)
+        dims = random_shape(shape, "StatefulStandardNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatefulStandardNormalV2", dt, mean, stddev)
         device = device_lib.current_torch_device()
         g = self._next("normal", device)
@@ -193,7 +192,7 @@ class Generator(AutoTrackable):
                          dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
         """Normal draws cut at 2 standard deviations."""
         dt = dtypes.as_dtype(dtype)
-        dims = shape_arg(shape, "StatelessTruncatedNormalV2", allow_scalar=False)
+        dims = random_shape(shape, "StatelessTruncatedNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatelessTruncatedNormalV2", dt, mean, stddev)
         device = device_lib.current_torch_device()
         z = truncated_standard(dims, dt, device, self._next("truncated", device))
@@ -212,7 +211,7 @@ class Generator(AutoTrackable):
         if minval is None or (not dt.is_integer and maxval is None and minval is None):
             raise ValueError("Attempt to convert a value (None) with an unsupported type "
                              "(<class 'NoneType'>) to a Tensor.")
-        dims = shape_arg(shape, "StatefulUniform", allow_scalar=False)
+        dims = random_shape(shape, "StatefulUniform", attr="T")
         device = device_lib.current_torch_device()
         if dt.is_integer:
             low = random_ops._int_bound("minval", minval, dt)
@@ -236,7 +235,7 @@ class Generator(AutoTrackable):
         dt = dtypes.as_dtype(dtype)
         D.check_dtype("StatefulUniformFullInt", dt.as_torch, D.INT32_64, attr="dtype",
                       names=["int32", "int64", "uint32", "uint64"])
-        dims = shape_arg(shape, "StatefulUniformFullInt", allow_scalar=False)
+        dims = random_shape(shape, "StatefulUniformFullInt", attr="T")
         device = device_lib.current_torch_device()
         return full_int(dims, dt, device, self._next("full_int", device))
 
@@ -244,7 +243,7 @@ class Generator(AutoTrackable):
                  name: Optional[str] = None) -> torch.Tensor:
         """Binomial(counts, probs) draws of `shape` (counts/probs broadcast to it)."""
         dt = dtypes.as_dtype(dtype)
-        dims = shape_arg(shape, "StatelessRandomBinomial", allow_scalar=False)
+        dims = random_shape(shape, "StatelessRandomBinomial", attr="T")
         device = device_lib.current_torch_device()
         c = convert_to_tensor(counts).to(device=device, dtype=torch.float32).expand(dims)
         p = convert_to_tensor(probs).to(device=device, dtype=torch.float32).expand(dims)

@@ -21,7 +21,7 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import dtypes
-from ..framework.errors import invalid_argument
+from ..framework.errors import NotFoundError, invalid_argument
 from ..framework import variable_protocol as protocol
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
@@ -79,6 +79,19 @@ def _seed(seed: Any, op: str = "StatelessRandomGetKeyCounter") -> tuple:
     return tuple(int(v) for v in values)
 
 
+def random_shape(shape: Any, op: str, attr: str = "Tshape") -> tuple:
+    """A random op's `shape` as a tuple of ints; a float shape is the kernel's dtype error.
+
+    (TF's random kernels take the shape as an int32/int64 tensor, so `[2.5]`
+    fails on the attr, `InvalidArgumentError`, where `tf.zeros` says `TypeError`.)
+    """
+    if isinstance(shape, (list, tuple)) and any(type(d) is float for d in shape) or \
+            type(shape) is float or (isinstance(shape, torch.Tensor) and shape.is_floating_point()):
+        D.check_dtype(op, torch.float32 if not isinstance(shape, torch.Tensor) else shape.dtype,
+                      D.INT32_64, attr=attr, names=["int32", "int64"])
+    return shape_arg(shape, op, allow_scalar=False)
+
+
 def _device() -> torch.device:
     return device_lib.current_torch_device()
 
@@ -88,7 +101,7 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
                      alg: str = "auto_select") -> torch.Tensor:
     """`tf.random.stateless_normal`: `mean + stddev * N(0, 1)`, fixed by `seed` (shape [2])."""
     dt = dtypes.as_dtype(dtype)
-    dims = shape_arg(shape, "StatelessRandomNormalV2", allow_scalar=False)
+    dims = random_shape(shape, "StatelessRandomNormalV2")
     key = _seed(seed)
     mu, sigma = random_ops._float_params("StatelessRandomNormalV2", dt, mean, stddev)
     device = _device()
@@ -117,7 +130,7 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     if dt.is_integer and (minval is None) != (maxval is None):
         raise ValueError(f"For integer `dtype` argument {dt}, argument `minval` and `maxval` must "
                          f"be both None or not None. Got `minval`={minval} and `maxval`={maxval}.")
-    dims = shape_arg(shape, "StatelessRandomUniformV2", allow_scalar=False)
+    dims = random_shape(shape, "StatelessRandomUniformV2")
     key = _seed(seed)
     device = _device()
     if dt.is_integer:
@@ -156,7 +169,7 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
                                alg: str = "auto_select") -> torch.Tensor:
     """`tf.random.stateless_truncated_normal`: normal values within 2 stddev, fixed by `seed`."""
     dt = dtypes.as_dtype(dtype)
-    dims = shape_arg(shape, "StatelessTruncatedNormalV2", allow_scalar=False)
+    dims = random_shape(shape, "StatelessTruncatedNormalV2")
     key = _seed(seed)
     mu, sigma = random_ops._float_params("StatelessTruncatedNormalV2", dt, mean, stddev)
     device = _device()
@@ -181,7 +194,11 @@ def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torc
         raise ValueError(f"Argument `dtype` got invalid value {out}. Accepted dtypes are "
                          "(tf.int32, tf.int64).")
     x = convert_to_tensor(logits)
-    D.check_dtype(op, x.dtype, D.FLOATS)
+    if x.dtype not in D.FLOATS:
+        # TF registers the kernel for floats only: no device is found for other dtypes
+        raise NotFoundError(None, None, f"Could not find device for node: {{{{node {op}}}}} = "
+                                        f"{op}[T=DT_{D.tf_type_name(x.dtype).upper()}, "
+                                        f"output_dtype=DT_{out.name.upper()}]")
     n = _host_int(num_samples)
     if x.dim() != 2:
         raise invalid_argument(f"logits should be a matrix, got shape {D.fmt_shape(x.shape)}", op)
@@ -196,7 +213,11 @@ def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torc
     u = torch.rand((x.shape[0], n, x.shape[1]), dtype=torch.float64 if x.dtype is torch.float64
                    else torch.float32, device=x.device, generator=g)
     gumbel = -torch.log(-torch.log(u.clamp_min(torch.finfo(u.dtype).tiny)))
-    return torch.argmax(x.to(u.dtype).unsqueeze(1) + gumbel, dim=-1).to(out.as_torch)
+    draws = torch.argmax(x.to(u.dtype).unsqueeze(1) + gumbel, dim=-1)
+    # a row with no finite logit draws `num_classes`, as TF's kernel does (no host read)
+    dead = torch.isneginf(x.amax(dim=1, keepdim=True))
+    draws = torch.where(dead, torch.full_like(draws, x.shape[1]), draws)
+    return draws.to(out.as_torch)
 
 
 def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any = dtypes.int64,
@@ -275,7 +296,7 @@ def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
                        output_dtype: Any = dtypes.int32, name: Optional[str] = None) -> torch.Tensor:
     """`tf.random.stateless_binomial`: Binomial(counts, probs) draws of `shape`, fixed by `seed`."""
     dt = dtypes.as_dtype(output_dtype)
-    dims = shape_arg(shape, "StatelessRandomBinomial", allow_scalar=False)
+    dims = random_shape(shape, "StatelessRandomBinomial")
     key = _seed(seed)
     device = _device()
     c = convert_to_tensor(counts, dtype_hint=dtypes.float32).to(device, torch.float32)
@@ -301,7 +322,7 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
     D.check_dtype("StatelessRandomGammaV3", a.dtype,
                   frozenset({torch.float16, torch.float32, torch.float64}))
     b = None if beta is None else convert_to_tensor(beta, dtype=dt)
-    dims = shape_arg(shape, "StatelessRandomGammaV3", allow_scalar=False)
+    dims = random_shape(shape, "StatelessRandomGammaV3")
     key = _seed(seed)
     params = a.shape if b is None else torch.broadcast_shapes(a.shape, b.shape)
     _ends_with(tuple(dims), tuple(params), "StatelessRandomGammaV3")
@@ -322,7 +343,7 @@ def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtypes.int32
     """
     dt = dtypes.as_dtype(dtype)
     rate = convert_to_tensor(lam, dtype_hint=dtypes.float32)
-    dims = shape_arg(shape, "StatelessRandomPoisson", allow_scalar=False)
+    dims = random_shape(shape, "StatelessRandomPoisson")
     key = _seed(seed)
     _ends_with(tuple(dims), tuple(rate.shape), "StatelessRandomPoisson")
     work = torch.float64 if rate.dtype is torch.float64 else torch.float32

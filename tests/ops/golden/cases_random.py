@@ -149,3 +149,24 @@ def _checkpoint_keys(tf):
 
 
 CASES["gen_checkpoint_keys"] = _checkpoint_keys
+
+CASES.update({
+    "categorical_int_logits": lambda tf: tf.random.categorical([[1, 2]], 5),
+    "stateless_categorical_int_logits": lambda tf: tf.random.stateless_categorical(
+        [[1, 2]], 5, seed=[1, 2]),
+    "categorical_f16": shape_only(lambda tf: tf.random.categorical(
+        tf.constant([[1.0, 2]], tf.float16), 5)),
+    "categorical_bf16": shape_only(lambda tf: tf.random.stateless_categorical(
+        tf.constant([[1.0, 2]], tf.bfloat16), 5, seed=[1, 2])),
+    "categorical_minus_inf": lambda tf: tf.random.categorical([[-np.inf, 0.0]], 5, seed=1),
+    "categorical_all_minus_inf": lambda tf: tf.random.categorical([[-np.inf, -np.inf]], 3,
+                                                                  seed=1),
+    "gamma_bf16": lambda tf: tf.random.gamma([2], alpha=tf.constant([1.0], tf.bfloat16),
+                                             dtype=tf.bfloat16),
+    "shuffle_variable": shape_only(lambda tf: tf.random.shuffle(tf.Variable([1, 2, 3]), seed=1)),
+    "stateless_normal_int": lambda tf: tf.random.stateless_normal([2], seed=[1, 2],
+                                                                  dtype=tf.int32),
+    "stateless_normal_negative_dim": lambda tf: tf.random.stateless_normal([-1], seed=[1, 2]),
+    "stateless_normal_float_shape": lambda tf: tf.random.stateless_normal([2.5], seed=[1, 2]),
+    "gen_negative_dim": lambda tf: tf.random.Generator.from_seed(1).normal([-1]),
+})
