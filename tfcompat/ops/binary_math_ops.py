@@ -122,6 +122,20 @@ def truncatediv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     return q
 
 
+class _NotDifferentiable(torch.autograd.Function):
+    """An op TF registers no gradient for: differentiating through it is TF's LookupError."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, op: str) -> torch.Tensor:
+        ctx.op = op
+        return out.view_as(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        raise LookupError(f"gradient registry has no entry for: {ctx.op} (TF defines no gradient "
+                          "for it; wrap the call in tf.stop_gradient if you do not need one)")
+
+
 _TRUNCATEMOD = frozenset({torch.float32, torch.float64, torch.int32, torch.int64})
 
 
@@ -130,14 +144,17 @@ def truncatemod(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
 
     float32/float64/int32/int64 only (half precision is `NotFoundError`, as
     TF's CPU kernels); integer division by zero is `InternalError` on CPU.
-    Gradient `(g, -g * truncatediv(x, y))`.
+    TF registers no gradient: differentiating through it is TF's `LookupError`.
     """
     xt, yt = D.matched("TruncateMod", x, y, allowed=_TRUNCATEMOD | {torch.float16,
                                                                      torch.bfloat16})
     if xt.dtype not in _TRUNCATEMOD:
         raise no_kernel("TruncateMod", xt.dtype, "truncatemod")
     if xt.dtype in D.FLOATS:
-        return D.run(torch.fmod, xt, yt)
+        out = D.run(torch.fmod, xt, yt)
+        if out.requires_grad:
+            return _NotDifferentiable.apply(out, "TruncateMod")
+        return out
     safe = _integer_divisor("TruncateMod", y, yt)
     r = D.run(torch.fmod, xt, safe)
     return torch.where(yt == -1, torch.zeros_like(r), r)

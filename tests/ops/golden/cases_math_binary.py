@@ -160,5 +160,15 @@ GRADIENTS = {
         tf.math.multiply_no_nan(x, y)), [A, np.array([0.0, 1.0, -2.0, 0.5], np.float32)], ulps=0),
     "truncatediv_float": Grad(lambda tf, x, y: tf.reduce_sum(tf.truncatediv(x, y) + x),
                               [A, B]),
+    "truncatemod": Grad(lambda tf, x, y: tf.reduce_sum(tf.truncatemod(x, y)), [A, B]),
+    "squared_difference_special": Grad(lambda tf, x, y: tf.reduce_sum(
+        tf.math.squared_difference(x, y)), [SX, SY], ulps=0),
+    "atan2_special": Grad(lambda tf, y, x: tf.reduce_sum(tf.math.atan2(y, x)), [SY, SX]),
+    "xdivy_special": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.xdivy(x, y)), [SX, SY]),
+    "xlogy_special": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.xlogy(x, y)), [SX, SY]),
+    "divide_no_nan_special": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.divide_no_nan(x, y)),
+                                  [SX, SY]),
+    "multiply_no_nan_special": Grad(lambda tf, x, y: tf.reduce_sum(
+        tf.math.multiply_no_nan(x, y)), [SX, SY], ulps=0),
     "polyval": Grad(lambda tf, x: tf.reduce_sum(tf.math.polyval([1.5, -2.0, 0.25, 3.0], x)), [A]),
 }
