@@ -79,3 +79,29 @@ def test_tensor_array_stack_gradient_matches_finite_differences():
         return ta.stack()
     x = torch.randn(3, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(fn, (x,))
+
+
+def test_custom_gradient_of_the_wrong_shape_is_a_clear_error():
+    import pytest
+    v = tf.Variable(3.0)
+
+    @tf.custom_gradient
+    def g(x):
+        def grad(dy, variables):
+            return dy * v, [dy * x]  # [2] for a scalar variable
+        return x * v, grad
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum(g(tf.constant([1.0, 2.0])))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
+        tape.gradient(out, v)
+
+
+def test_custom_gradient_python_number_broadcasts():
+    @tf.custom_gradient
+    def k(x):
+        return x * 2.0, lambda dy: 5.0
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = k(x)
+    assert tape.gradient(y, x).tolist() == [5.0, 5.0]

@@ -13,7 +13,9 @@ of each variable, and whose backward calls `grad_fn`. The reads tie the
 variables' gradients to whatever tapes are recording, so
 `tape.gradient(y, var)` and plain `torch.autograd` both see `grad_fn`'s
 numbers; a backward with `create_graph` (a nested tape) runs `grad_fn`
-differentiably.
+differentiably. A gradient that broadcasts to its input's shape is expanded
+to it (TF hands it on as returned); one that does not is an
+`InvalidArgumentError` here, where TF passes it on unchecked.
 
 `tf.recompute_grad(f)` reruns `f` under a tape in the backward pass (TF's
 scheme), so its activations are not kept between forward and backward.
@@ -28,6 +30,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from ..framework import nest
+from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_conversion import convert_to_tensor
 from .tape import GradientTape
 
@@ -51,7 +54,15 @@ def _as_grad(g: Any, shape: torch.Size, dtype: torch.dtype) -> Optional[torch.Te
     if t.dtype != dtype:
         t = t.to(dtype)
     if t.shape != shape:
-        t = t.expand(shape)
+        try:
+            t = t.expand(shape)
+        except RuntimeError:
+            # TF hands such a gradient on unchecked; autograd needs the input's shape
+            raise InvalidArgumentError(
+                None, None, f"@tf.custom_gradient grad_fn returned a gradient of shape "
+                            f"{list(t.shape)} for an input (or variable) of shape {list(shape)}: "
+                            "return one that has the input's shape (or broadcasts to it)."
+            ) from None
     return t
 
 
