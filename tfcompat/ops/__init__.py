@@ -13,6 +13,11 @@ Each op lives in the module of its concept:
 * `creation_ops`: zeros, ones, fill, range, one_hot and the `*_like` ops
 * `indexing_ops`: gather/scatter, segments, `boolean_mask`, `where`, `unique`
 * `nn_ops`, `clip_ops`, `random_ops`
+* `unary_math_ops`, `binary_math_ops`, `special_math_ops`: the rest of `tf.math`'s
+  element-wise ops (trigonometry, rounding, softplus, `xlogy`, `*_no_nan`, Bessel, ...)
+* `reduction_math_ops`: `reduce_logsumexp/variance/std/euclidean_norm`, `argmin`, `cumprod`
+* `segment_ops`: `segment_*` and `unsorted_segment_*` (but `unsorted_segment_sum`)
+* `counting_ops`: `bincount`, `confusion_matrix`, `in_top_k`; `complex_ops`: `complex`, `real`, ...
 """
 
 from .array_ops import (concat, expand_dims, identity, pad, rank, reshape, shape, size, split,
