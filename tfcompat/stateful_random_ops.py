@@ -251,8 +251,9 @@ class Generator(AutoTrackable):
         return torch.binomial(c.contiguous(), p.contiguous(), generator=g).to(dt.as_torch)
 
     def categorical(self, logits: Any, num_samples: Any, dtype: Any = None) -> torch.Tensor:
+        """`[batch, num_samples]` class draws from softmax(logits); a failed call draws nothing."""
         x = convert_to_tensor(logits)
-        return categorical_with(x, num_samples, dtype, self._next("categorical", x.device),
+        return categorical_with(x, num_samples, dtype, lambda: self._next("categorical", x.device),
                                 "StatelessMultinomial")
 
     def make_seeds(self, count: int = 1) -> torch.Tensor:

@@ -189,3 +189,18 @@ def test_generator_checkpoint_round_trip(tmp_path):
     fresh = tf.random.Generator.from_seed(99)
     tf.train.Checkpoint(gen=fresh).restore(path)
     assert torch.equal(fresh.normal([4]), after_save)
+
+
+def test_failed_generator_calls_leave_the_state_alone():
+    g = tf.random.Generator.from_seed(5)
+    before = g.state.numpy().copy()
+    for bad in [lambda: g.normal([2], dtype=tf.int32),
+                lambda: g.uniform([2], 5, 1, dtype=tf.int32),
+                lambda: g.uniform([2], dtype=tf.int32),
+                lambda: g.categorical([[1, 2]], 3),
+                lambda: g.categorical([[1.0, 2.0]], -1),
+                lambda: g.uniform_full_int([2], dtype=tf.float32),
+                lambda: g.normal([-1])]:
+        with pytest.raises((TypeError, ValueError, tf.errors.OpError)):
+            bad()
+    assert (g.state.numpy() == before).all()

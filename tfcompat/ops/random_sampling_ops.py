@@ -29,8 +29,9 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional
     categorical distribution; `dtype` is int64 (default) or int32.
     """
     x = convert_to_tensor(logits)
-    g = random_ops._generator("Multinomial", x.dtype, seed, x.device)
-    return categorical_with(x, num_samples, dtype, g, "Multinomial")
+    return categorical_with(x, num_samples, dtype,
+                            lambda: random_ops._generator("Multinomial", x.dtype, seed, x.device),
+                            "Multinomial")
 
 
 def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:

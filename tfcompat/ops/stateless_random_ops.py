@@ -186,9 +186,14 @@ def truncated_standard(dims: tuple, dt: dtypes.DType, device: torch.device,
     return (torch.erfinv(2 * u - 1) * 2 ** 0.5).clamp_(-2.0, 2.0).to(dt.as_torch)
 
 
-def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torch.Generator],
+def categorical_with(logits: Any, num_samples: Any, dtype: Any, make_generator: Any,
                      op: str) -> torch.Tensor:
-    """Draws of class indices from each row of `logits` ([batch, classes]) with generator `g`."""
+    """Draws of class indices from each row of `logits` ([batch, classes]).
+
+    `make_generator()` gives the torch generator (or None), called only once
+    the arguments are valid, so a failed call draws nothing (and a stateful
+    generator does not advance).
+    """
     out = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     if out not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {out}. Accepted dtypes are "
@@ -211,7 +216,7 @@ def categorical_with(logits: Any, num_samples: Any, dtype: Any, g: Optional[torc
     # Gumbel-max: argmax(logits + Gumbel noise) is a draw from softmax(logits), with -inf
     # logits never drawn; no normalisation and no host sync.
     u = torch.rand((x.shape[0], n, x.shape[1]), dtype=torch.float64 if x.dtype is torch.float64
-                   else torch.float32, device=x.device, generator=g)
+                   else torch.float32, device=x.device, generator=make_generator())
     gumbel = -torch.log(-torch.log(u.clamp_min(torch.finfo(u.dtype).tiny)))
     draws = torch.argmax(x.to(u.dtype).unsqueeze(1) + gumbel, dim=-1)
     # a row with no finite logit draws `num_classes`, as TF's kernel does (no host read)
@@ -225,8 +230,9 @@ def stateless_categorical(logits: Any, num_samples: Any, seed: Any, dtype: Any =
     """`tf.random.stateless_categorical`: `num_samples` class draws per row, fixed by `seed`."""
     key = _seed(seed)
     x = convert_to_tensor(logits)
-    g = generator_for(("categorical", key), x.device)
-    return categorical_with(x, num_samples, dtype, g, "StatelessMultinomial")
+    return categorical_with(x, num_samples, dtype,
+                            lambda: generator_for(("categorical", key), x.device),
+                            "StatelessMultinomial")
 
 
 def index_shuffle(index: Any, seed: Any, max_index: Any) -> torch.Tensor:
