@@ -345,3 +345,55 @@ def test_data_dependent_shapes_read_the_host(name):
         with host_syncs() as log:
             _DATA_DEPENDENT[name]()
     assert list(log), f"{name} should read its data on the host"
+
+
+# ---------------------------------------------------------------------------
+# accelerator stand-in: `meta` tensors have no data, so any host read fails loudly
+# ---------------------------------------------------------------------------
+
+META = torch.device("meta")
+MX, MM = torch.empty(4, 5, device=META), torch.empty(3, 3, device=META)
+MI = torch.empty(4, dtype=torch.int64, device=META)
+_ON_META = {
+    "strided_slice": lambda: tf.strided_slice(MX, [3, -1], [0, 0], [-1, -2]),
+    "reverse": lambda: tf.reverse(MX, [0]),
+    "slice": lambda: tf.slice(MX, [1, 1], [2, -1]),
+    "roll": lambda: tf.roll(MX, 1, 0),
+    "repeat": lambda: tf.repeat(MX, [1, 2, 0, 1], axis=0),
+    "sort": lambda: tf.sort(MX),
+    "argsort": lambda: tf.argsort(MX),
+    "top_k": lambda: tf.math.top_k(MX, 2),
+    "top_k_long": lambda: tf.math.top_k(torch.empty(3, 5000, device=META), 2),
+    "searchsorted": lambda: tf.searchsorted(MX, MX),
+    "broadcast_to": lambda: tf.broadcast_to(MX[:1], [4, 5]),
+    "meshgrid": lambda: tf.meshgrid(MX[0], MX[1]),
+    "einsum": lambda: tf.einsum("ij,kj->ik", MX, MX),
+    "tensordot": lambda: tf.tensordot(MX, MX, [[1], [1]]),
+    "linspace": lambda: tf.linspace(MX[0], MX[1], 3),
+    "scatter_max": lambda: tf.tensor_scatter_nd_max(MX, [[0]], MX[:1]),
+    "scatter_sub": lambda: tf.tensor_scatter_nd_sub(MX, [[0]], MX[:1]),
+    "inv": lambda: tf.linalg.inv(MM),
+    "solve": lambda: tf.linalg.solve(MM, MM),
+    "det": lambda: tf.linalg.det(MM),
+    "cholesky": lambda: tf.linalg.cholesky(MM),
+    "qr": lambda: tf.linalg.qr(MX),
+    "svd": lambda: tf.linalg.svd(MX),
+    "eigh": lambda: tf.linalg.eigh(MM),
+    "lstsq": lambda: tf.linalg.lstsq(MX.T, MX.T[:, :2]),
+    "norm_2": lambda: tf.norm(MX, ord=2, axis=[0, 1]),
+    "diag_band": lambda: tf.linalg.diag_part(MX, k=(-1, 1)),
+    "band_part": lambda: tf.linalg.band_part(MX, 1, 0),
+    "lu": lambda: tf.linalg.lu(MM),
+    "reverse_sequence": lambda: tf.reverse_sequence(MX, MI, seq_axis=1, batch_axis=0),
+    "unravel_index": lambda: tf.unravel_index(MI, [2, 3]),
+    "expm": lambda: tf.linalg.expm(MM),
+    "pinv": lambda: tf.linalg.pinv(MX),
+    "sequence_mask": lambda: tf.sequence_mask(MI, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ON_META))
+def test_runs_where_its_inputs_are_without_reading_them(name):
+    out = _ON_META[name]()
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    assert {t.device for t in outs} == {META}
