@@ -105,3 +105,13 @@ def test_custom_gradient_python_number_broadcasts():
         tape.watch(x)
         y = k(x)
     assert tape.gradient(y, x).tolist() == [5.0, 5.0]
+
+
+def test_failed_tensor_array_writes_change_nothing():
+    import pytest
+    ta = tf.TensorArray(tf.float32, size=1, dynamic_size=True).write(0, [1.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        ta.write(5, tf.constant([1, 2]))  # wrong dtype: the array must not grow
+    with pytest.raises(tf.errors.OutOfRangeError):
+        ta.scatter([1, -1], [[1.0, 2.0], [3.0, 4.0]])  # the second index is bad: no row lands
+    assert int(ta.size()) == 1 and ta.stack().tolist() == [[1.0, 2.0]]

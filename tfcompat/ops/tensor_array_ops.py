@@ -164,33 +164,39 @@ class TensorArray:
         return array_ops.concat(values, 0)
 
     # -- writes --------------------------------------------------------------------------
-    def _write(self, index: Any, value: Any) -> None:
+    def _checked(self, index: Any, value: Any, shape: TensorShape) -> tuple:
+        """`(index, tensor, element shape after the write)`, or TF's error; nothing changes."""
         i = _index(index)
         if i < 0:
             raise OutOfRangeError(None, None, f"Writing to negative indices (index {i}) is not "
                                               "allowed.")
-        if i >= len(self._values):
-            if not self._dynamic_size:
-                raise OutOfRangeError(None, None, f"Tried to write to index {i} but array is not "
-                                                  f"resizeable and size is: {len(self._values)} ")
-            self._values.extend([None] * (i - len(self._values) + 1))
+        if i >= len(self._values) and not self._dynamic_size:
+            raise OutOfRangeError(None, None, f"Tried to write to index {i} but array is not "
+                                              f"resizeable and size is: {len(self._values)} ")
         if not isinstance(value, torch.Tensor):
             value = convert_to_tensor(value, dtype_hint=self._dtype)
         if value.dtype is not self._dtype.as_torch:
             raise InvalidArgumentError(
                 None, None, f"TensorArray dtype is {self._dtype.name} but Op is trying to write "
                             f"dtype {dtypes.from_torch(value.dtype).name} ")
-        shape = TensorShape(tuple(value.shape))
-        if not self._element_shape.is_compatible_with(shape):
-            raise ValueError(f"Incompatible shape for value ({shape}), expected "
-                             f"({self._element_shape})")
-        if self._infer_shape:
-            self._element_shape = self._element_shape.merge_with(shape)
-        self._values[i] = value
+        value_shape = TensorShape(tuple(value.shape))
+        if not shape.is_compatible_with(value_shape):
+            raise ValueError(f"Incompatible shape for value ({value_shape}), expected ({shape})")
+        return i, value, shape.merge_with(value_shape) if self._infer_shape else shape
+
+    def _store(self, writes: list, shape: TensorShape) -> None:
+        """Apply checked writes: grow a dynamic array as needed, then set the slots."""
+        top = max((i for i, _ in writes), default=-1)
+        if top >= len(self._values):
+            self._values.extend([None] * (top - len(self._values) + 1))
+        for i, value in writes:
+            self._values[i] = value
+        self._element_shape = shape
 
     def write(self, index: Any, value: Any, name: Optional[str] = None) -> "TensorArray":
-        """Set slot `index` to `value`; returns this array."""
-        self._write(index, value)
+        """Set slot `index` to `value`; returns this array (a failed write changes nothing)."""
+        i, value, shape = self._checked(index, value, self._element_shape)
+        self._store([(i, value)], shape)
         return self
 
     def unstack(self, value: Any, name: Optional[str] = None) -> "TensorArray":
@@ -204,8 +210,11 @@ class TensorArray:
 
     def scatter(self, indices: Any, value: Any, name: Optional[str] = None) -> "TensorArray":
         """Write `value`'s rows to the slots `indices`."""
+        writes, shape = [], self._element_shape
         for i, row in zip(_indices(indices), array_ops.unstack(value)):
-            self._write(i, row)
+            i, row, shape = self._checked(i, row, shape)
+            writes.append((i, row))
+        self._store(writes, shape)  # all rows checked first: a failed scatter changes nothing
         return self
 
     def split(self, value: Any, lengths: Any, name: Optional[str] = None) -> "TensorArray":
