@@ -16,7 +16,7 @@ Each op lives in the module of its concept:
 * `unary_math_ops`, `binary_math_ops`, `special_math_ops`: the rest of `tf.math`'s
   element-wise ops (trigonometry, rounding, softplus, `xlogy`, `*_no_nan`, Bessel, ...)
 * `reduction_math_ops`: `reduce_logsumexp/variance/std/euclidean_norm`, `argmin`, `cumprod`
-* `segment_ops`: `segment_*` and `unsorted_segment_*` (but `unsorted_segment_sum`)
+* `segment_ops`: `segment_*` and `unsorted_segment_*` (`unsorted_segment_sum` is in `indexing_ops`)
 * `counting_ops`: `bincount`, `confusion_matrix`, `in_top_k`; `complex_ops`: `complex`, `real`, ...
 """
 

@@ -302,13 +302,18 @@ _half_eps = torch.tensor(2.0 ** -13, dtype=torch.float16)
 _THRESHOLDS[torch.float16] = float(torch.log(_half_eps) + torch.tensor(2.0, dtype=torch.float16))
 
 
+# The thresholds as 0-d CPU tensors (torch takes them as scalars on any device, and compares
+# faster than with a Python float): (log(eps) + 2, -(log(eps) + 2)) per dtype.
+_THRESHOLD_TENSORS = {dt: (torch.tensor(t, dtype=dt), torch.tensor(-t, dtype=dt))
+                      for dt, t in _THRESHOLDS.items()}
+
+
 def _softplus_value(x: torch.Tensor) -> torch.Tensor:
-    threshold = _THRESHOLDS[x.dtype]
+    low, high = _THRESHOLD_TENSORS[x.dtype]
     e = torch.exp(x)
     # Above -threshold softplus(x) == x to the dtype's precision (and exp may overflow);
     # below threshold it is exp(x) (log1p(tiny) == tiny).
-    return torch.where(torch.gt(x, -threshold), x,
-                       torch.where(torch.lt(x, threshold), e, torch.log1p(e)))
+    return torch.where(torch.gt(x, high), x, torch.where(torch.lt(x, low), e, torch.log1p(e)))
 
 
 class _Softplus(torch.autograd.Function):
