@@ -321,6 +321,19 @@ DISTRIBUTE_CASES = {
     "policy_off": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "OFF"),
     "policy_data": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "DATA"),
     "policy_file": lambda tf: _with_policy(tf, tf.data.Dataset.range(14).batch(7), "FILE"),
+    "off_short_last_batch": lambda tf: _with_policy(tf, tf.data.Dataset.range(12).batch(7), "OFF"),
+    "off_map_after_batch": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(13).batch(7).map(lambda x: x + 0), "OFF"),
+    "off_through_repeat_take": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(12).batch(7).repeat(2).take(3), "OFF"),
+    "off_through_prefetch_shuffle": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(12).batch(7).shuffle(1).prefetch(1), "OFF"),
+    "off_through_filter": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(12).batch(7).filter(lambda b: tf.size(b) > 0), "OFF"),
+    "off_padded_batch": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(1, 6).map(lambda x: tf.fill([x], x)).padded_batch(4), "OFF"),
+    "off_unbatch_rebatch": lambda tf: _with_policy(
+        tf, tf.data.Dataset.range(14).batch(7).unbatch().batch(4), "OFF"),
     "dict_map": lambda tf: tf.data.Dataset.from_tensor_slices(
         {"x": np.arange(12, dtype=np.float32).reshape(6, 2), "y": np.arange(6)}).batch(6).map(
             lambda d: {"x": d["x"] * 2.0, "y": d["y"]}),
@@ -331,4 +344,12 @@ FROM_FUNCTION_CASES = {
     "static_partial_dropped": lambda tf: tf.data.Dataset.range(10).batch(2, drop_remainder=True),
     "dynamic_partial_empty": lambda tf: tf.data.Dataset.range(10).batch(2),
     "dynamic_divides": lambda tf: tf.data.Dataset.range(12).batch(2),
+}
+
+# The per-worker streams of an unsharded (OFF) dataset over 2 workers x 2 replicas, as TF's
+# input_lib builds them (`_make_rebatch_fn`: rebatch by `batch_sizes_for_worker` when the batch
+# size is static, else the legacy rebatch), recorded without a cluster.
+MULTI_WORKER_OFF_CASES = {
+    "static_batch": lambda tf: tf.data.Dataset.range(12).batch(7),
+    "map_after_batch": lambda tf: tf.data.Dataset.range(12).batch(7).map(lambda x: x + 0),
 }

@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from cases import (CARDINALITY_CASES, CASES, DISTRIBUTE_CASES, ERROR_CASES,  # noqa: E402
-                   FROM_FUNCTION_CASES, REDUCE_CASES)
+                   FROM_FUNCTION_CASES, MULTI_WORKER_OFF_CASES, REDUCE_CASES)
 
 
 def is_dataset(value) -> bool:
@@ -74,6 +74,25 @@ def unwrap(element):
     return tuple(element.values)
 
 
+def record_unsharded_workers(tf, dataset, workers=2, local=2):
+    """Each worker's steps (lists of its replicas' rows) for an unsharded dataset, built the
+    way TF's input_lib rebatches it (`_make_rebatch_fn`)."""
+    from tensorflow.python.data.experimental.ops import distribute as tf_distribute
+
+    n = workers * local
+    batch_size = int(tf_distribute.compute_batch_size(dataset))
+    out = []
+    for w in range(workers):
+        if batch_size != -1:
+            sizes = tf_distribute.batch_sizes_for_worker(batch_size, workers, local, w)
+            pieces = dataset.rebatch(sizes)
+        else:
+            pieces = tf_distribute._LegacyRebatchDataset(dataset, n)  # noqa: SLF001 (TF's own)
+        rows = [p.numpy().tolist() for p in pieces]
+        out.append([rows[i:i + local] for i in range(0, len(rows), local)])
+    return {"batch_size": batch_size, "workers": out}
+
+
 def main() -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
@@ -105,6 +124,8 @@ def main() -> None:
     for name, build in FROM_FUNCTION_CASES.items():
         fixtures["from_function"][name] = record_distributed(
             strategy.distribute_datasets_from_function(lambda ctx, build=build: build(tf)))
+    fixtures["multi_worker_off"] = {name: record_unsharded_workers(tf, build(tf))
+                                    for name, build in MULTI_WORKER_OFF_CASES.items()}
     path = HERE / "fixtures" / "data.json"
     path.write_text(json.dumps(fixtures, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path}")

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import tfcompat as tf
-from tests.data.cases import DISTRIBUTE_CASES, FROM_FUNCTION_CASES
+from tests.data.cases import (DISTRIBUTE_CASES, FROM_FUNCTION_CASES, MULTI_WORKER_OFF_CASES,
+                              _with_policy)
 from tests.data.gen_data import encode, unwrap
 from tfcompat.distribute import input_lib as il
 from tfcompat.framework import device as device_lib
@@ -69,13 +70,24 @@ def test_two_workers_shard_by_data():
     assert got == [[[0, 1], [4, 5]], [[2, 3], [6, 7]]]
 
 
-def test_two_workers_with_policy_file_or_off_are_refused():
-    for policy, error in (("FILE", tf.errors.NotFoundError), ("OFF", NotImplementedError)):
-        options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = getattr(
-            tf.data.experimental.AutoShardPolicy, policy)
-        with pytest.raises(error):
-            _two_workers(tf.data.Dataset.range(8).batch(4).with_options(options), 0)
+def test_two_workers_with_policy_file_are_refused():
+    ds = _with_policy(tf, tf.data.Dataset.range(8).batch(4), "FILE")
+    with pytest.raises(tf.errors.NotFoundError):
+        _two_workers(ds, 0)
+
+
+@pytest.mark.parametrize("name", sorted(MULTI_WORKER_OFF_CASES))
+def test_two_workers_unsharded_read_every_batch_as_tf_rebatches(name):
+    """OFF over 2 workers x 2 replicas: TF's per-worker rebatch (recorded from TF's own
+    rebatch functions), each step's pieces in replica order, short steps padded empty."""
+    expected = FIXTURES["multi_worker_off"][name]
+    ds = _with_policy(tf, MULTI_WORKER_OFF_CASES[name](tf), "OFF")
+    assert il.static_batch_size(ds) == expected["batch_size"]
+    for w, steps in enumerate(expected["workers"]):
+        dist = il.distribute_dataset(ds, num_replicas_in_sync=4, local_devices=["cpu", "cpu"],
+                                     num_workers=2, worker_index=w)
+        got = [[c.tolist() for c in x.values] for x in dist]
+        assert got == [step + [[]] * (2 - len(step)) for step in steps]
 
 
 def test_cardinality_of_infinite_and_unknown_sources(strategy):

@@ -82,6 +82,9 @@ class BatchDataset(Dataset):
         spec = self._inputs[0]._spec_or(sample)
         return None if spec is None else _batched_spec(spec, self._size if self._drop else None)
 
+    def _static_batch_size(self) -> int:
+        return self._size
+
     def _cardinality(self) -> int:
         return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
 
@@ -192,6 +195,9 @@ class PaddedBatchDataset(Dataset):
 
     def _cardinality(self) -> int:
         return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
+
+    def _static_batch_size(self) -> int:
+        return self._size
 
 
 _PaddedBatchDataset = PaddedBatchDataset

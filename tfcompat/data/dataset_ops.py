@@ -88,6 +88,9 @@ class Dataset:
 
     _is_tfcompat_dataset = True  # how structure.py and input_lib recognise a dataset
     _inputs: tuple = ()
+    # Whether this transformation hands on its input's batches whole (TF's compute_batch_size
+    # looks through these to the `batch` that made them).
+    _keeps_batches = False
 
     def __init__(self, inputs: tuple = (), name: Optional[str] = None) -> None:
         self._inputs = tuple(inputs)
@@ -104,6 +107,13 @@ class Dataset:
 
     def _cardinality(self) -> int:
         return self._inputs[0]._cardinality()
+
+    def _static_batch_size(self) -> int:
+        """The batch size of the `batch` this dataset's elements come from whole, or -1
+        (what `tf.distribute` rebatches by, as TF's `compute_batch_size`)."""
+        if self._keeps_batches and self._inputs:
+            return self._inputs[0]._static_batch_size()
+        return -1
 
     # -- types and sizes ----------------------------------------------------------
     def _spec_or(self, sample: bool) -> Any:

@@ -73,6 +73,8 @@ class ShuffleDataset(Dataset):
     """`shuffle(buffer_size, seed=None, reshuffle_each_iteration=None)` (see the module doc);
     `buffer_size=tf.data.UNKNOWN_CARDINALITY` buffers the whole input."""
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, buffer_size: Any, seed: Optional[int],
                  reshuffle_each_iteration: Optional[bool], name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)

@@ -28,6 +28,8 @@ __all__ = ["OptionsDataset", "ZipDataset", "ConcatenateDataset", "RepeatDataset"
 class OptionsDataset(Dataset):
     """`with_options`: the input's elements, with options attached."""
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, options: Any, name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
         self._own_options = options
@@ -128,6 +130,8 @@ class ConcatenateDataset(Dataset):
 class RepeatDataset(Dataset):
     """`repeat(count)`: the input `count` times (`None` or -1: forever), each pass a new epoch."""
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, count: Any, name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
         self._count = -1 if count is None else as_int(count, "count")
@@ -156,6 +160,8 @@ class RepeatDataset(Dataset):
 
 class TakeDataset(Dataset):
     """`take(count)`: at most the first `count` elements (-1: all)."""
+
+    _keeps_batches = True
 
     def __init__(self, input_dataset: Dataset, count: Any, name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
@@ -186,6 +192,8 @@ class TakeDataset(Dataset):
 class SkipDataset(Dataset):
     """`skip(count)`: all but the first `count` elements (-1: none)."""
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, count: Any, name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
         self._count = as_int(count, "count")
@@ -211,6 +219,8 @@ class SkipDataset(Dataset):
 
 class ShardDataset(Dataset):
     """`shard(num_shards, index)`: elements `index`, `index + num_shards`, ..."""
+
+    _keeps_batches = True
 
     def __init__(self, input_dataset: Dataset, num_shards: Any, index: Any,
                  name: Optional[str] = None) -> None:
@@ -336,6 +346,8 @@ _ParallelMapDataset = MapDataset
 
 class FilterDataset(Dataset):
     """`filter(predicate)`: the elements for which `predicate` gives a true `tf.bool` scalar."""
+
+    _keeps_batches = True
 
     def __init__(self, input_dataset: Dataset, predicate: Callable[..., Any],
                  name: Optional[str] = None) -> None:
@@ -470,6 +482,8 @@ class CacheDataset(Dataset):
     in this process's memory (see docs/data.md).
     """
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, filename: str = "",
                  name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
@@ -506,6 +520,8 @@ class PrefetchDataset(Dataset):
     """`prefetch(buffer_size)`: the input unchanged (no background thread; see the module
     doc of `dataset_ops`). `buffer_size` must be AUTOTUNE (-1) or >= 0."""
 
+    _keeps_batches = True
+
     def __init__(self, input_dataset: Dataset, buffer_size: Any,
                  name: Optional[str] = None) -> None:
         super().__init__((input_dataset,), name=name)
@@ -521,6 +537,8 @@ class PrefetchDataset(Dataset):
 class AssertCardinalityDataset(Dataset):
     """`tf.data.experimental.assert_cardinality(n)`: the input, declared to have `n` elements;
     TF's `FailedPreconditionError` when iteration finds otherwise."""
+
+    _keeps_batches = True
 
     def __init__(self, input_dataset: Dataset, expected: Any) -> None:
         super().__init__((input_dataset,))

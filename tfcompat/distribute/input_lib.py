@@ -43,12 +43,12 @@ Every worker reads every batch, so all workers make one step per batch and
 nothing is dropped. With `n == 1` batches pass whole. (TF reaches this by
 rewriting its batch-size-aware rebatch into the legacy one whenever it
 shards by data, one worker included.) A `tf.data.Dataset` whose options set
-`experimental_distribute.auto_shard_policy` to OFF (or FILE: there are no
-files) on one worker is split TF's batch-size-aware way instead: chunk `c`
-gets `b // n` rows plus one if `c < b % n` (7 over 3: 3, 2, 2). Several
-workers with OFF or FILE are refused (FILE: TF's `NotFoundError`, there are
-no files to shard; OFF: not supported, use DATA or
-`distribute_datasets_from_function`). A scalar cannot be split: `ValueError`.
+`experimental_distribute.auto_shard_policy` to OFF (or FILE, on one worker:
+there are no files) is not sharded: every worker reads every batch, and the
+stream is rebatched TF's batch-size-aware way (7 over 3: 3, 2, 2; see
+`_unsharded_steps`). FILE with several
+workers is TF's `NotFoundError` (no files to shard). A scalar cannot be
+split: `ValueError`.
 
 **`element_spec`** (a `tf.data.Dataset` source only): each component's
 `TensorSpec` with the batch dim divided by `n` where it divides evenly
@@ -114,7 +114,7 @@ from ..framework import errors
 from ..framework import nest
 from ..framework.tensor_conversion import convert_to_tensor_on
 from .input_specs import (PerReplicaSpec, cardinality_of, dataset_spec, is_tf_dataset,
-                          per_replica_spec, shard_policy, static_spec)
+                          per_replica_spec, shard_policy, static_batch_size, static_spec)
 from .values import PerReplica
 
 __all__ = [
@@ -208,14 +208,13 @@ class InputOptions(collections.namedtuple("InputOptions", [
 # -- The split rule -------------------------------------------------------------------
 
 def replica_bounds(batch_size: int, num_replicas_in_sync: int, num_workers: int = 1,
-                   worker_index: int = 0, batch_size_aware: bool = False) -> List[Tuple[int, int]]:
+                   worker_index: int = 0) -> List[Tuple[int, int]]:
     """The `[start, stop)` rows of a global batch each local replica of a worker gets.
 
     TF's rule for `experimental_distribute_dataset` (see the module
     docstring): `n = num_replicas_in_sync` chunks of `ceil(b / n)` rows,
     the tail ones short or empty; local replica `r` of worker `w` takes
-    chunk `w + r * num_workers`. `batch_size_aware` (a dataset that is not
-    sharded by data): chunk `c` has `b // n` rows, plus one if `c < b % n`.
+    chunk `w + r * num_workers`.
     """
     n = num_replicas_in_sync
     per_worker = n // num_workers
@@ -223,14 +222,21 @@ def replica_bounds(batch_size: int, num_replicas_in_sync: int, num_workers: int 
     bounds = []
     for r in range(per_worker):
         c = worker_index + r * num_workers
-        if batch_size_aware:
-            q, extra = divmod(batch_size, n)
-            start = c * q + min(c, extra)
-            bounds.append((start, start + q + (1 if c < extra else 0)))
-            continue
         start = min(c * k, batch_size)
         bounds.append((start, min(start + k, batch_size)))
     return bounds
+
+
+def rebatch_sizes(num_replicas_in_sync: int, num_workers: int, worker_index: int,
+                  static_batch_size: int) -> List[int]:
+    """The piece sizes TF's batch-size-aware rebatch cycles through on a worker: `G // n`
+    rows, plus one for the first `G % n`, rotated by `worker_index * R` (TF's
+    `batch_sizes_for_worker`; 7 over 3 replicas: 3, 2, 2)."""
+    n = num_replicas_in_sync
+    q, extra = divmod(static_batch_size, n)
+    sizes = [q + (1 if c < extra else 0) for c in range(n)]
+    shift = worker_index * (n // num_workers)
+    return sizes[shift:] + sizes[:shift]
 
 
 # -- Sources, leaves and placement ----------------------------------------------------
@@ -412,27 +418,90 @@ class DistributedIterator:
 PerDeviceDataIterator = DistributedIterator  # the seed's name
 
 
-def _split_steps(source: Iterable[Any], n: int, num_workers: int, worker_index: int,
-                 devices: Tuple[torch.device, ...], batch_size_aware: bool = False
-                 ) -> Iterator[_Step]:
-    """One step per global batch: each tensor cut by `replica_bounds`, placed per replica."""
-    for batch in source:
-        columns = []
-        for leaf in nest.flatten(batch):
-            t, borrowed = _host_leaf(leaf)
-            if n == 1:
-                columns.append((_place(t, devices[0], borrowed),))
-                continue
+def _batch_leaves(batch: Any, n: int) -> List[Tuple[torch.Tensor, bool]]:
+    leaves = [_host_leaf(leaf) for leaf in nest.flatten(batch)]
+    if n > 1:
+        for t, _ in leaves:
             if t.dim() == 0:
                 raise ValueError(
                     f"Splitting a batch across {n} replicas needs tensors with a leading batch "
                     f"dimension, but the batch holds a scalar ({t!r}). Batch the input (TF: "
                     "`dataset.batch(GLOBAL_BATCH_SIZE)`; torch: DataLoader(..., "
                     "batch_size=GLOBAL_BATCH_SIZE)).")
-            bounds = replica_bounds(t.shape[0], n, num_workers, worker_index, batch_size_aware)
+    return leaves
+
+
+def _split_steps(source: Iterable[Any], n: int, num_workers: int, worker_index: int,
+                 devices: Tuple[torch.device, ...]) -> Iterator[_Step]:
+    """One step per global batch: each tensor cut by `replica_bounds`, placed per replica."""
+    for batch in source:
+        leaves = _batch_leaves(batch, n)
+        if n == 1:
+            yield batch, [(_place(t, devices[0], borrowed),) for t, borrowed in leaves]
+            continue
+        columns = []
+        for t, borrowed in leaves:
+            bounds = replica_bounds(t.shape[0], n, num_workers, worker_index)
             columns.append(tuple(_place(t.narrow(0, start, stop - start), device, borrowed)
                                  for (start, stop), device in zip(bounds, devices)))
         yield batch, columns
+
+
+def _unsharded_steps(source: Iterable[Any], n: int, num_workers: int, worker_index: int,
+                     devices: Tuple[torch.device, ...], static_batch_size: int,
+                     dataset: Any = None) -> Iterator[_Step]:
+    """Steps of a dataset no worker shards (`auto_shard_policy` OFF; FILE on one worker).
+
+    Every worker reads every batch, and TF rebatches the stream into pieces
+    that the worker's `R` replicas take `R` at a time. With a static batch
+    size `G`: pieces cycle through `rebatch_sizes` across batch boundaries,
+    a piece cut short where its batch ends (a last batch of 5 for 3 replicas
+    and G = 7: 3, 2, then the next batch). Without one (`G = -1`, e.g. a
+    `map` after the `batch`): each batch makes `n` pieces of `ceil(b / n)`
+    rows (the legacy rebatch). A last step with too few pieces gives the
+    other replicas empty batches (of the `dataset`'s spec, unknown dims 0).
+    """
+    local = len(devices)
+    sizes = (rebatch_sizes(n, num_workers, worker_index, static_batch_size)
+             if static_batch_size > 0 else None)
+    turn = 0  # index into `sizes`, carried across batches
+    pending: List[Tuple[Any, List[torch.Tensor]]] = []  # this step's pieces so far
+
+    def step() -> _Step:
+        structure = pending[0][0]
+        columns = list(zip(*[[_place(p, device, borrowed) for p, borrowed in parts]
+                             for (_, parts), device in zip(pending, devices)]))
+        if len(pending) < local:
+            # TF's dummy for a replica without data: the spec's shape, unknown dims as 0.
+            template = [t for t, _ in pending[-1][1]]
+            if is_tf_dataset(dataset):
+                specs = nest.flatten(dataset.element_spec)
+                template = [torch.empty([0] + [d or 0 for d in s.shape.as_list()[1:]],
+                                        dtype=t.dtype) for s, t in zip(specs, template)]
+            for device in devices[len(pending):]:
+                columns = [c + (_empty_like(t, device),) for c, t in zip(columns, template)]
+        return structure, [tuple(c) for c in columns]
+
+    for batch in source:
+        leaves = _batch_leaves(batch, n)
+        rows = leaves[0][0].shape[0]
+        if sizes is None:
+            k = -(-rows // n)
+            bounds = [(min(c * k, rows), min(c * k + k, rows)) for c in range(n)]
+        else:
+            bounds, start = [], 0
+            while start < rows:
+                stop = min(start + sizes[turn % n], rows)
+                bounds.append((start, stop))
+                start, turn = stop, turn + 1
+        for start, stop in bounds:
+            pending.append((batch, [(t.narrow(0, start, stop - start), borrowed)
+                                    for t, borrowed in leaves]))
+            if len(pending) == local:
+                yield step()
+                pending = []
+    if pending:
+        yield step()
 
 
 _MISSING = object()  # a replica's slot in a step its pipeline could not fill
@@ -525,12 +594,10 @@ class DistributedDataset:
             raise errors.NotFoundError(
                 None, None, "Found an unshardable source dataset: a tf.data.Dataset in tfcompat "
                 "reads no files, so AutoShardPolicy.FILE cannot shard it; use DATA or AUTO.")
-        if num_workers > 1 and policy == "OFF":
-            raise NotImplementedError(
-                "AutoShardPolicy.OFF with several workers is not supported by tfcompat: use the "
-                "default (AUTO, which is DATA here) or build each worker's input in "
-                "strategy.distribute_datasets_from_function.")
-        self._batch_size_aware = policy in ("OFF", "FILE")
+        # OFF (and FILE on one worker, which TF leaves unsharded): every worker reads every
+        # batch, rebatched by TF's batch-size-aware rule (see `_unsharded_steps`).
+        self._unsharded_batch_size = (static_batch_size(source) if policy in ("OFF", "FILE")
+                                      else None)
         self._source = source
         self._devices = _layout(num_replicas_in_sync, local_devices, num_workers, worker_index,
                                 options)
@@ -557,8 +624,13 @@ class DistributedDataset:
                                  self._n if self._n > 1 else None)
 
     def __iter__(self) -> DistributedIterator:
-        steps = _split_steps(iter(self._source), self._n, self._num_workers, self._worker_index,
-                             self._devices, self._batch_size_aware)
+        if self._unsharded_batch_size is None or self._n == 1:
+            steps = _split_steps(iter(self._source), self._n, self._num_workers,
+                                 self._worker_index, self._devices)
+        else:
+            steps = _unsharded_steps(iter(self._source), self._n, self._num_workers,
+                                     self._worker_index, self._devices,
+                                     self._unsharded_batch_size, self._source)
         return DistributedIterator(steps, self._wrap, self._always_wrap, self)
 
     def make_one_shot_iterator(self) -> DistributedIterator:

@@ -14,7 +14,7 @@ import numpy as np
 from ..framework import nest
 
 __all__ = ["PerReplicaSpec", "is_tf_dataset", "shard_policy", "per_replica_spec", "dataset_spec",
-           "static_spec", "cardinality_of"]
+           "static_spec", "cardinality_of", "static_batch_size"]
 
 
 def is_tf_dataset(source: Any) -> bool:
@@ -86,3 +86,10 @@ def cardinality_of(source: Any) -> np.int64:
     if not is_tf_dataset(source):
         return np.int64(-2)
     return np.int64(int(source.cardinality()))
+
+
+def static_batch_size(source: Any) -> int:
+    """The batch size TF's `compute_batch_size` finds for a tf.data source (its `batch` or
+    `padded_batch`, seen through transformations that keep batches whole), or -1."""
+    find = getattr(source, "_static_batch_size", None)
+    return -1 if find is None else int(find())
