@@ -215,7 +215,8 @@ class _SafeBinary(torch.autograd.Function):
         elif kind == "xdivy":  # TF: xdivy(x != 0, y) and xdivy(-x, y^2)
             nonzero = (x != 0).to(x.dtype)
             gx, gy = _xdivy_value(nonzero, y) * grad, _xdivy_value(-x, y * y) * grad
-        elif kind == "div_no_nan":  # TF: div_no_nan(g, conj(y)), g * div_no_nan(div_no_nan(-x, y), y)
+        elif kind == "div_no_nan":
+            # TF: div_no_nan(g, conj(y)) and g * div_no_nan(div_no_nan(-x, y), y)
             cx, cy = x.conj(), y.conj()
             gx = _div_no_nan_value(grad, cy)
             gy = grad * _div_no_nan_value(_div_no_nan_value(-cx, cy), cy)
@@ -224,7 +225,8 @@ class _SafeBinary(torch.autograd.Function):
         return _reduce_to(gx, x.shape), _reduce_to(gy, y.shape), None
 
 
-_VALUES = {"xlogy": _xlogy_value, "xlog1py": _xlog1py_value, "xdivy": _xdivy_value, "div_no_nan": _div_no_nan_value,
+_VALUES = {"xlogy": _xlogy_value, "xlog1py": _xlog1py_value, "xdivy": _xdivy_value,
+           "div_no_nan": _div_no_nan_value,
            "mul_no_nan": _mul_no_nan_value}
 
 

@@ -1,4 +1,4 @@
-"""Complex numbers: `tf.complex`, `tf.math.real`, `imag`, `angle`, `conj`, with TF's wrappers' rules.
+"""Complex numbers: `tf.complex`, `tf.math.real`, `imag`, `angle`, `conj`, as TF's wrappers.
 
 TF's Python wrappers, not its kernels, decide most of these: `real` and
 `conj` of a real tensor return it unchanged, `imag` of a real tensor is

@@ -167,7 +167,7 @@ def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> torc
 
 
 def segment_prod(data: Any, segment_ids: Any, name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.segment_prod`: products over sorted segments (`scatter_reduce` prod); empty ones 1."""
+    """`tf.math.segment_prod`: products over sorted segments (`scatter_reduce`); empty ones 1."""
     d, ids, num = _sorted_inputs("SegmentProd", data, segment_ids, D.NUMERIC)
     return _reduce(d, ids, num, "prod", 1)
 
@@ -217,18 +217,18 @@ def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any,
 
 def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any,
                          name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.unsorted_segment_min`: minima per segment; empty segments the dtype's highest value."""
+    """`tf.math.unsorted_segment_min`: minima per segment; empty ones the dtype's highest value."""
     return _unsorted("UnsortedSegmentMin", "amin", data, segment_ids, num_segments, D.REAL)
 
 
 def unsorted_segment_prod(data: Any, segment_ids: Any, num_segments: Any,
                           name: Optional[str] = None) -> torch.Tensor:
-    """`tf.math.unsorted_segment_prod`: products per segment (`scatter_reduce` prod); empty ones 1."""
+    """`tf.math.unsorted_segment_prod`: products per segment (`scatter_reduce`); empty ones 1."""
     return _unsorted("UnsortedSegmentProd", "prod", data, segment_ids, num_segments, D.NUMERIC)
 
 
 def _segment_counts(data: Any, segment_ids: Any, num_segments: Any) -> tuple:
-    """TF's `_unsorted_segment_N`: `max(count, 1)` per segment, shaped to broadcast with the sums."""
+    """TF's `_unsorted_segment_N`: `max(count, 1)` per segment, shaped to broadcast with sums."""
     d = convert_to_tensor(data)
     ids = convert_to_tensor(segment_ids)
     ones = torch.ones(ids.shape, dtype=d.dtype, device=d.device)

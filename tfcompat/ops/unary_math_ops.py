@@ -115,7 +115,7 @@ def _nan_like(x: torch.Tensor) -> torch.Tensor:
 # -- trigonometric and hyperbolic -----------------------------------------------------
 
 sin = _unary("Sin", torch.sin, _FLOATS_COMPLEX, "sin",
-             "`tf.math.sin` (also `tf.sin`): element-wise sine (`torch.sin`); floating and complex.")
+             "`tf.math.sin` (also `tf.sin`): element-wise sine (`torch.sin`); floating, complex.")
 cos = _unary("Cos", torch.cos, _FLOATS_COMPLEX, "cos",
              "`tf.math.cos` (also `tf.cos`): element-wise cosine (`torch.cos`).")
 tan = _unary("Tan", torch.tan, _FLOATS_COMPLEX, "tan",
@@ -123,7 +123,8 @@ tan = _unary("Tan", torch.tan, _FLOATS_COMPLEX, "tan",
 asin = _unary("Asin", torch.asin, _FLOATS_COMPLEX, "asin",
               "`tf.math.asin` (also `tf.asin`): inverse sine; nan outside [-1, 1] (`torch.asin`).")
 acos = _unary("Acos", torch.acos, _FLOATS_COMPLEX, "acos",
-              "`tf.math.acos` (also `tf.acos`): inverse cosine; nan outside [-1, 1] (`torch.acos`).")
+              "`tf.math.acos` (also `tf.acos`): inverse cosine; nan outside [-1, 1] "
+              "(`torch.acos`).")
 atan = _unary("Atan", torch.atan, _FLOATS_COMPLEX, "atan",
               "`tf.math.atan` (also `tf.atan`): inverse tangent (`torch.atan`).")
 sinh = _unary("Sinh", torch.sinh, _FLOATS_COMPLEX, "sinh",
