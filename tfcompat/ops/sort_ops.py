@@ -179,5 +179,11 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
         raise invalid("Leading dim_size of both tensors must match.", op)
     if vals.device != seq.device:
         vals = vals.to(seq.device)
-    return torch.searchsorted(seq.contiguous(), vals.contiguous(), right=side == "right",
-                              out_int32=out is torch.int32)
+    found = torch.searchsorted(seq.contiguous(), vals.contiguous(), right=side == "right",
+                               out_int32=out is torch.int32)
+    if side == "left" and vals.is_floating_point():
+        # TF's lower_bound compares `element < NaN` (always false) and stops at 0; torch ranks
+        # NaN above every number. (`right` agrees: both give the end.)
+        found = torch.where(vals != vals, torch.zeros((), dtype=found.dtype, device=found.device),
+                            found)
+    return found if found.dtype is out else found.to(out)

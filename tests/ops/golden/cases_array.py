@@ -138,6 +138,8 @@ CASES = {
     "searchsorted_dtype": lambda tf: tf.searchsorted([1.0, 3.0], [2]),
     "searchsorted_batch": lambda tf: tf.searchsorted([[1, 3], [2, 4]], [[3]]),
     "searchsorted_side": lambda tf: tf.searchsorted([1, 3], [2], side="middle"),
+    "searchsorted_nan_values": lambda tf: tf.searchsorted([1.0, 3.0, 5.0], [np.nan, 2.0, np.nan]),
+    "searchsorted_nan_values_right": lambda tf: tf.searchsorted([1.0, 3.0, 5.0], [np.nan, 2.0], side="right"),
     "unique_with_counts": lambda tf: tf.unique_with_counts([1, 1, 2, 4, 4, 4, 7, 8, 8]),
     "unique_with_counts_order": lambda tf: tf.unique_with_counts([5, 1, 5, 0, 1], out_idx=tf.int64),
     "unique_with_counts_2d": lambda tf: tf.unique_with_counts([[1]]),
