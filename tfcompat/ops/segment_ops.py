@@ -100,7 +100,8 @@ class _Extreme(torch.autograd.Function):
         selected = (src == full.index_select(0, target)) & valid
         counts = torch.zeros(full.shape, dtype=grad.dtype, device=grad.device).index_add(
             0, target, selected.to(grad.dtype))
-        padded = torch.cat([grad, torch.zeros_like(grad[:1]).expand((1,) + grad.shape[1:])])
+        padded = torch.cat([grad, torch.zeros((1,) + tuple(grad.shape[1:]), dtype=grad.dtype,
+                                              device=grad.device)])
         share = (padded / counts).index_select(0, target)
         return torch.where(selected, share, torch.zeros((), dtype=grad.dtype,
                                                         device=grad.device)), None, None, None, None
