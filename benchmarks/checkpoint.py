@@ -16,7 +16,8 @@ repetition, order rotating), all on the same directory:
   64 MiB writes + fsync / read back with `readinto` into a fresh buffer --
   the disk's (and the page cache's) sequential speed in the same run.
 
-Every save includes its fsync, so every column pays for durability alike.
+Every save includes its fsync, so every column pays for durability alike,
+and writes new files (the previous ones are removed first, untimed).
 Every load ends by touching one byte of each 4 KiB page of what it returned
 (safetensors maps the file and would otherwise read nothing).
 *Restore* reads into existing tensors, as `Checkpoint.restore` assigns into
@@ -96,6 +97,14 @@ def _touch(tensors) -> None:
     # must bring the data in like the others, for the same "restored" result.
     for t in tensors:
         t.reshape(-1).view(torch.uint8)[::4096].sum() if isinstance(t, torch.Tensor) else t[::4096].sum()
+
+
+def _remove(paths: List[str]) -> None:
+    for p in paths:
+        try:
+            os.remove(p)
+        except FileNotFoundError:
+            pass
 
 
 class _Timer:
@@ -222,7 +231,10 @@ def main(argv: Optional[List[str]] = None) -> None:
         loads["safetensors"] = load_st
         restores["safetensors"] = restore_st
     try:
-        phases = {"save": interleaved({k: _Timer(f) for k, f in saves.items()}, repeat)}
+        # Each save makes new files, as a checkpoint does (ckpt-1, ckpt-2, ...): the previous
+        # ones are removed first, untimed, so no column pays for freeing an old file.
+        phases = {"save": interleaved({k: _Timer(f, lambda k=k: _remove(paths[k])) for k, f in saves.items()},
+                                      repeat)}
         phases["restore warm"] = interleaved({k: _Timer(f) for k, f in restores.items()}, repeat)
         phases["restore cold"] = interleaved(
             {k: _Timer(f, lambda k=k: _evict(paths[k])) for k, f in restores.items()}, repeat)
