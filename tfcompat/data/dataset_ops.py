@@ -12,13 +12,14 @@ Differences from TF that are deliberate (see `docs/data.md`): functions
 passed to `map`/`filter`/`flat_map`/`interleave`/`reduce` run eagerly on
 every element (TF traces them once; `tf.data.experimental.enable_debug_mode`
 behaves like tfcompat); the `element_spec` of a `map` is found by running
-the function on the first input element; `prefetch` and
+the function on sampled input elements; `prefetch` and
 `num_parallel_calls` are accepted and run nothing in the background (use
 `to_torch()` with a `DataLoader` for worker processes).
 
 This module holds the base class, its iterator, and the constructors;
-transformations live in `transformations.py`, `batching.py` and
-`shuffling.py`; sources in `sources.py`.
+transformations live in `transformations.py`, `batching.py`,
+`shuffling.py` and `selection.py` (choose/sample/scan/unique); sources in
+`sources.py`; the torch bridge in `torch_bridge.py`.
 """
 
 from __future__ import annotations
