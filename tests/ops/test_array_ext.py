@@ -397,3 +397,35 @@ def test_runs_where_its_inputs_are_without_reading_them(name):
     out = _ON_META[name]()
     outs = out if isinstance(out, (tuple, list)) else [out]
     assert {t.device for t in outs} == {META}
+
+
+_F = np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4) / 5 + np.eye(3, 4, dtype=np.float32) * 3
+_UNARY = {
+    "strided_slice": lambda x: tf.strided_slice(x, [2, 3], [0, 0], [-1, -2]),
+    "reverse": lambda x: tf.reverse(x, [1]),
+    "slice": lambda x: tf.slice(x, [1, 0], [-1, 2]),
+    "roll": lambda x: tf.roll(x, 1, 1),
+    "repeat": lambda x: tf.repeat(x, 2, axis=0),
+    "sort": lambda x: tf.sort(x, direction="DESCENDING"),
+    "argsort": lambda x: tf.argsort(x),
+    "top_k": lambda x: tf.math.top_k(x, 2).values,
+    "broadcast_to": lambda x: tf.broadcast_to(x, [2, 3, 4]),
+    "einsum": lambda x: tf.einsum("ij,kj->ik", x, x),
+    "tensordot": lambda x: tf.tensordot(x, x, [[1], [1]]),
+    "norm": lambda x: tf.norm(x, axis=[0, 1]),
+    "svd_values": lambda x: tf.linalg.svd(x, compute_uv=False),
+    "inv": lambda x: tf.linalg.inv(tf.slice(x, [0, 0], [3, 3])),
+    "det": lambda x: tf.linalg.det(tf.slice(x, [0, 0], [3, 3])),
+    "diag_part": lambda x: tf.linalg.diag_part(x, k=(-1, 1)),
+    "band_part": lambda x: tf.linalg.band_part(x, 0, 1),
+    "scatter_max": lambda x: tf.tensor_scatter_nd_max(x, [[1]], [[9.0, 0.0, 9.0, 0.0]]),
+    "ensure_shape": lambda x: tf.ensure_shape(x, [3, None]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNARY))
+def test_variables_numpy_and_tensors_give_the_same_result(name):
+    fn = _UNARY[name]
+    want = fn(torch.from_numpy(_F.copy()))
+    for given_input in (tf.Variable(_F), _F, _F.tolist()):
+        torch.testing.assert_close(fn(given_input), want, rtol=0, atol=0)
