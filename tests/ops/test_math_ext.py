@@ -265,6 +265,7 @@ SYNC_FREE = {
     "unsorted_segment_prod": lambda: tfm.unsorted_segment_prod(X, IDS, 3),
     "in_top_k": lambda: tfm.in_top_k(TARGETS, X, 2),
     "complex": lambda: tf.complex(X, X), "angle": lambda: tfm.angle(X),
+    "invert_permutation": lambda: tfm.invert_permutation(PERMUTATION),
 }
 
 
@@ -304,7 +305,17 @@ def test_data_dependent_shapes_read_the_data(name):
     assert "aten::_local_scalar_dense" in log.ops, log.report()
 
 
-def test_integer_truncatediv_checks_zero_divisors_on_cpu():
+@pytest.mark.parametrize("fn", [lambda: tf.truncatediv(I, I),
+                                lambda: tfm.invert_permutation(PERMUTATION)])
+def test_cpu_data_checks_read_on_the_host(fn):
     with host_syncs() as log:
-        tf.truncatediv(I, I)
-    assert "aten::_local_scalar_dense" in log.ops
+        fn()
+    assert log.ops, "TF's CPU kernel validates this data: tfcompat too"
+
+
+PERMUTATION = torch.tensor([2, 0, 1])
+
+
+def test_invert_permutation_inverts():
+    p = torch.randperm(7)
+    assert torch.equal(p[tfm.invert_permutation(p)], torch.arange(7))

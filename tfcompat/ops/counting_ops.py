@@ -1,4 +1,5 @@
-"""Counting ops: `tf.math.bincount`, `tf.math.confusion_matrix`, `tf.math.in_top_k`.
+"""Counting ops: `tf.math.bincount`, `tf.math.confusion_matrix`, `tf.math.in_top_k`, and
+`tf.math.invert_permutation` (positions counted back into place).
 
 `bincount` and `confusion_matrix` have outputs whose size depends on the
 data (the largest value), so they read it to the host, as TF does; the
@@ -20,7 +21,7 @@ from . import _dispatch as D
 from ._indices import checks_on_host
 from ._shape_args import int_values
 
-__all__ = ["bincount", "confusion_matrix", "in_top_k"]
+__all__ = ["bincount", "confusion_matrix", "in_top_k", "invert_permutation"]
 
 _BINCOUNT_WEIGHTS = frozenset({torch.int32, torch.int64, torch.float32, torch.float64})
 
@@ -168,3 +169,29 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: Optional[str] = None)
     picked = p.gather(1, torch.where(valid, t64, torch.zeros_like(t64)).unsqueeze(1))
     greater = (p > picked).sum(1)
     return valid & torch.isfinite(p).all(1) & (greater < kk)
+
+
+def invert_permutation(x: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.invert_permutation`: `y` with `y[x[i]] = i` for a permutation `x` of `0..n-1`.
+
+    int32/int64 vectors. On CPU, as TF's kernel, the first value out of
+    `[0, n)` or seen twice is an `InvalidArgumentError`; on an accelerator
+    nothing is read back (invalid entries are dropped, unfilled places are 0).
+    """
+    t = convert_to_tensor(x)
+    D.check_dtype("InvertPermutation", t.dtype, D.INT32_64)
+    if t.dim() != 1:
+        raise invalid("invert_permutation expects a 1D vector.", "InvertPermutation")
+    n = t.shape[0]
+    if checks_on_host(t):
+        seen = set()
+        for v in t.tolist():
+            if not 0 <= v < n:
+                raise invalid(f"{v} is not between 0 and {n}", "InvertPermutation")
+            if v in seen:
+                raise invalid(f"{v} is duplicated in the input.", "InvertPermutation")
+            seen.add(v)
+    positions = torch.arange(n, dtype=t.dtype, device=t.device)
+    target = torch.where((t >= 0) & (t < n), t, torch.full_like(t, n)).to(torch.int64)
+    out = torch.zeros(n + 1, dtype=t.dtype, device=t.device)
+    return out.index_copy(0, target, positions)[:n]

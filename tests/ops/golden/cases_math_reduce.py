@@ -186,6 +186,16 @@ CASES = {
     "in_top_k_shape_error": lambda tf: tf.math.in_top_k([0, 1], tf.constant([[1.0]]), 1),
     "in_top_k_rank_error": lambda tf: tf.math.in_top_k([0], tf.constant([1.0]), 1),
     "in_top_k_nn": lambda tf: tf.nn.in_top_k([0, 1, 3], P, 3),
+    # invert_permutation
+    "invert_permutation": lambda tf: tf.math.invert_permutation([3, 4, 0, 2, 1]),
+    "invert_permutation_int64": lambda tf: tf.math.invert_permutation(tf.constant([1, 0], tf.int64)),
+    "invert_permutation_empty": lambda tf: tf.math.invert_permutation(np.zeros([0], np.int32)),
+    "invert_permutation_duplicate": Case(lambda tf: tf.math.invert_permutation([0, 2, 0]),
+                                         match_message=True),
+    "invert_permutation_range": Case(lambda tf: tf.math.invert_permutation([0, 5, 1]),
+                                     match_message=True),
+    "invert_permutation_rank": lambda tf: tf.math.invert_permutation([[0]]),
+    "invert_permutation_float": lambda tf: tf.math.invert_permutation([0.0]),
     # complex
     "complex": lambda tf: tf.complex([1.0, 2.0], [3.0, -4.0]),
     "complex_f64_broadcast": lambda tf: tf.complex(np.array([[1.0], [2.0]]), np.array([3.0, 4.0])),
