@@ -8,7 +8,8 @@ from .ops.random_sampling_ops import categorical, random_gamma as gamma, \
     random_poisson_v2 as poisson, shuffle
 from .ops.stateless_random_ops import (fold_in, index_shuffle as _index_shuffle, split,
                                        stateless_binomial, stateless_categorical, stateless_gamma,
-                                       stateless_normal, stateless_poisson,
+                                       stateless_normal, stateless_parameterized_truncated_normal,
+                                       stateless_poisson, stateless_shuffle as _stateless_shuffle,
                                        stateless_truncated_normal, stateless_uniform)
 from .stateful_random_ops import (Algorithm, Generator, create_rng_state, get_global_generator,
                                   set_global_generator)
@@ -16,7 +17,8 @@ from .stateful_random_ops import (Algorithm, Generator, create_rng_state, get_gl
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle",
            "gamma", "poisson", "stateless_normal", "stateless_uniform",
            "stateless_truncated_normal", "stateless_categorical", "stateless_binomial",
-           "stateless_gamma", "stateless_poisson", "split", "fold_in", "Algorithm", "Generator",
+           "stateless_gamma", "stateless_poisson", "stateless_parameterized_truncated_normal",
+           "split", "fold_in", "Algorithm", "Generator",
            "create_rng_state", "get_global_generator", "set_global_generator", "experimental"]
 __all__ += ["log_uniform_candidate_sampler"]  # (engineer F, issue 9)
 
@@ -28,7 +30,8 @@ for _name, _value in {"Algorithm": Algorithm, "Generator": Generator,
                       "get_global_generator": get_global_generator,
                       "set_global_generator": set_global_generator,
                       "index_shuffle": _index_shuffle, "stateless_split": split,
-                      "stateless_fold_in": fold_in}.items():
+                      "stateless_fold_in": fold_in,
+                      "stateless_shuffle": _stateless_shuffle}.items():
     setattr(experimental, _name, _value)
 experimental.__all__ = sorted(vars(experimental).keys() - {"__name__", "__doc__", "__package__",
                                                            "__loader__", "__spec__"})

@@ -204,3 +204,14 @@ def test_failed_generator_calls_leave_the_state_alone():
         with pytest.raises((TypeError, ValueError, tf.errors.OpError)):
             bad()
     assert (g.state.numpy() == before).all()
+
+
+def test_parameterized_truncated_normal_bounds_and_mean():
+    x = tf.random.stateless_parameterized_truncated_normal(
+        [N, 2], seed=[1, 2], means=[0.0, 5.0], stddevs=[1.0, 2.0], minvals=[0.0, 4.0],
+        maxvals=[np.inf, 6.0]).numpy().astype(np.float64)
+    assert x[:, 0].min() >= 0.0 and 4.0 <= x[:, 1].min() and x[:, 1].max() <= 6.0
+    # half-normal mean sqrt(2/pi); the symmetric cut keeps the mean at 5
+    assert abs(x[:, 0].mean() - np.sqrt(2 / np.pi)) < 0.02 and abs(x[:, 1].mean() - 5.0) < 0.02
+    s = tf.random.experimental.stateless_shuffle(np.arange(10), seed=[3, 4]).numpy()
+    assert sorted(s) == list(range(10))

@@ -30,7 +30,8 @@ from . import random_ops
 
 __all__ = ["stateless_normal", "stateless_uniform", "stateless_truncated_normal",
            "stateless_categorical", "stateless_binomial", "stateless_gamma", "stateless_poisson",
-           "split", "fold_in", "index_shuffle", "generator_for", "draw_with"]
+           "stateless_parameterized_truncated_normal", "stateless_shuffle", "split", "fold_in",
+           "index_shuffle", "generator_for", "draw_with"]
 
 _SEED_TYPES = frozenset({torch.int32, torch.int64})
 
@@ -356,3 +357,53 @@ def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = dtypes.int32
     r = rate.to(work).expand(tuple(dims)).contiguous()
     g = generator_for(("poisson", key), r.device)
     return torch.poisson(r, generator=g).to(dt.as_torch)
+
+
+def stateless_shuffle(value: Any, seed: Any, alg: str = "auto_select",
+                      name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.experimental.stateless_shuffle`: `value`'s first dimension permuted by `seed`."""
+    key = _seed(seed)
+    x = convert_to_tensor(value)
+    if x.dim() == 0:
+        return torch.ops.aten.alias(x)
+    g = generator_for(("shuffle", key), torch.device("cpu"))
+    return x.index_select(0, torch.randperm(x.shape[0], generator=g).to(x.device))
+
+
+_PTN = "StatelessParameterizedTruncatedNormal"
+
+
+def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any = 0.0,
+                                             stddevs: Any = 1.0, minvals: Any = -2.0,
+                                             maxvals: Any = 2.0,
+                                             name: Optional[str] = None) -> torch.Tensor:
+    """`tf.random.stateless_parameterized_truncated_normal`: N(means, stddevs) cut to
+    `[minvals, maxvals]`, fixed by `seed`.
+
+    The parameters' broadcast shape must be `shape`'s trailing dimensions (TF's
+    rule); they take
+    `means`' dtype (half, float, double); sampled by the inverse CDF on the
+    cut range, computed in float64.
+    """
+    params = [convert_to_tensor(v) for v in (means, stddevs, minvals, maxvals)]
+    dtype = params[0].dtype
+    D.check_dtype(_PTN, dtype, frozenset({torch.float16, torch.float32, torch.float64}),
+                  attr="dtype", names=["half", "float", "double"])
+    for i, p in enumerate(params[1:], start=3):
+        if p.dtype is not dtype:
+            raise invalid_argument(
+                f"cannot compute {_PTN} as input #{i}(zero-based) was expected to be a "
+                f"{D.tf_type_name(dtype)} tensor but is a {D.tf_type_name(p.dtype)} tensor", _PTN)
+    dims = random_shape(shape, _PTN)
+    key = _seed(seed)
+    _ends_with(tuple(dims), tuple(torch.broadcast_shapes(*(p.shape for p in params))), _PTN)
+    mu, sigma, lo, hi = (p.to(torch.float64).expand(dims) for p in params)
+    # TF's kernel rejects an empty range or a non-positive stddev; one host read, as its check
+    if bool(((hi <= lo) | (sigma <= 0)).any()):
+        raise invalid_argument("Invalid parameters", _PTN)
+    normal = torch.distributions.Normal(0.0, 1.0)
+    a, b = normal.cdf((lo - mu) / sigma), normal.cdf((hi - mu) / sigma)
+    g = generator_for(("parameterized_truncated", key), mu.device)
+    u = torch.rand(dims, dtype=torch.float64, device=mu.device, generator=g)
+    z = normal.icdf((a + u * (b - a)).clamp(1e-300, 1 - 1e-16))
+    return (mu + sigma * z).clamp(lo, hi).to(dtype)

@@ -170,3 +170,20 @@ CASES.update({
     "stateless_normal_float_shape": lambda tf: tf.random.stateless_normal([2.5], seed=[1, 2]),
     "gen_negative_dim": lambda tf: tf.random.Generator.from_seed(1).normal([-1]),
 })
+
+_PTN = "stateless_parameterized_truncated_normal"
+CASES.update({
+    "stateless_shuffle": shape_only(lambda tf: tf.random.experimental.stateless_shuffle(
+        [[1, 2], [3, 4], [5, 6]], seed=[1, 2])),
+    "stateless_shuffle_scalar": lambda tf: tf.random.experimental.stateless_shuffle(1, seed=[1, 2]),
+    "ptn_default": shape_only(lambda tf: getattr(tf.random, _PTN)([3], [1, 2])),
+    "ptn_broadcast": shape_only(lambda tf: getattr(tf.random, _PTN)([2, 3], [1, 2],
+                                                                   means=[0.0, 1, 2])),
+    "ptn_f64": shape_only(lambda tf: getattr(tf.random, _PTN)(
+        [3], [1, 2], means=tf.constant([0.0], tf.float64), stddevs=tf.constant(1.0, tf.float64),
+        minvals=tf.constant(-1.0, tf.float64), maxvals=tf.constant(1.0, tf.float64))),
+    "ptn_mixed_dtypes": lambda tf: getattr(tf.random, _PTN)([3], [1, 2],
+                                                            means=tf.constant([0.0], tf.float64)),
+    "ptn_int": lambda tf: getattr(tf.random, _PTN)([3], [1, 2], means=[0, 1]),
+    "ptn_empty_range": lambda tf: getattr(tf.random, _PTN)([3], [1, 2], minvals=1.0, maxvals=0.0),
+})
