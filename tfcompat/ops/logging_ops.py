@@ -72,21 +72,33 @@ def _spacing(dim: int, ndims: int) -> str:
 
 
 def format_tensor(t: torch.Tensor, summarize: int = 3) -> str:
-    """`t` as TF's `tf.print` / `tf.strings.format` show it (see the module docstring)."""
+    """`t` as TF's `tf.print` / `tf.strings.format` show it (see the module docstring).
+
+    Only the shown elements are copied to the host: each summarized
+    dimension is cut to its two ends on the tensor's device first.
+    """
     n = t.numel()
     limit = n if summarize is None or summarize < 0 else min(summarize, n)
-    host = t.detach()
-    if host.dtype is torch.bfloat16 or host.dtype is torch.float16:
-        host = host.float()  # TF prints half precision through float
-    values = host.cpu().resolve_conj().reshape(-1).tolist()
-    fmt = _element_formatter(t.dtype)
     shape = tuple(t.shape)
+    fmt = _element_formatter(t.dtype)
+    sub = t.detach()
+    cut = []
+    for d, count in enumerate(shape):
+        cut.append(count > 2 * limit)
+        if cut[-1]:
+            keep = torch.cat([torch.arange(limit, device=sub.device),
+                              torch.arange(count - limit, count, device=sub.device)])
+            sub = sub.index_select(d, keep)
+    if sub.dtype is torch.bfloat16 or sub.dtype is torch.float16:
+        sub = sub.float()  # TF prints half precision through float
+    values = sub.cpu().resolve_conj().reshape(-1).tolist()
     if not shape:
         return fmt(values[0]) if limit > 0 else ""
     ndims = len(shape)
+    sizes = tuple(sub.shape)
     strides = [1] * ndims
     for i in range(ndims - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
+        strides[i] = strides[i + 1] * sizes[i + 1]
     out: list = []
 
     def dim(d: int, start: int) -> None:
@@ -94,18 +106,17 @@ def format_tensor(t: torch.Tensor, summarize: int = 3) -> str:
             out.append(fmt(values[start]))
             return
         out.append("[")
-        count = shape[d]
-        end_start = max(limit, count - limit)
-        for i in range(min(limit, count)):
+        head = range(limit) if cut[d] else range(sizes[d])
+        for i in head:
             if i > 0:
                 out.append(_spacing(d, ndims))
             dim(d + 1, start + strides[d] * i)
-        if count > 2 * limit:
+        if cut[d]:
             out.append(_spacing(d, ndims))
             out.append("...")
-        for i in range(end_start, count):
-            out.append(_spacing(d, ndims))
-            dim(d + 1, start + strides[d] * i)
+            for i in range(limit, 2 * limit):
+                out.append(_spacing(d, ndims))
+                dim(d + 1, start + strides[d] * i)
         out.append("]")
 
     dim(0, 0)
