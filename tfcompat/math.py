@@ -13,7 +13,7 @@ from .ops.binary_math_ops import (atan2, divide_no_nan, multiply_no_nan, polyval
                                   squared_difference, xdivy, xlogy)
 from .ops.complex_ops import angle, conj, imag, real
 from .ops.counting_ops import bincount, confusion_matrix, in_top_k, invert_permutation
-from .ops.reduction_math_ops import (accumulate_n, argmin, count_nonzero, cumprod,
+from .ops.reduction_math_ops import (accumulate_n, approx_max_k, approx_min_k, argmin, count_nonzero, cumprod,
                                      reduce_euclidean_norm, reduce_logsumexp, reduce_std,
                                      reduce_variance)
 from .ops.normalization_ops import l2_normalize
@@ -59,5 +59,5 @@ __all__ += [
     "erfinv", "ndtri", "erfcinv", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "igamma",
     "igammac", "zeta", "polygamma", "lbeta", "xlog1py", "reciprocal_no_nan", "nextafter",
     "cumulative_logsumexp", "is_non_decreasing", "is_strictly_increasing", "zero_fraction",
-    "scalar_mul", "l2_normalize", "invert_permutation",
+    "scalar_mul", "l2_normalize", "invert_permutation", "approx_max_k", "approx_min_k",
 ]

@@ -319,3 +319,20 @@ PERMUTATION = torch.tensor([2, 0, 1])
 def test_invert_permutation_inverts():
     p = torch.randperm(7)
     assert torch.equal(p[tfm.invert_permutation(p)], torch.arange(7))
+
+
+@given(x=arrays(shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5)),
+       data=st.data())
+def test_approx_top_k_is_the_exact_top_k(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    k = data.draw(st.integers(0, x.shape[axis]))
+    xt = torch.from_numpy(x)
+    order = np.argsort(-x, axis=axis, kind="stable")
+    top = tfm.approx_max_k(xt, k, reduction_dimension=axis)
+    assert top.indices.dtype == torch.int32
+    np.testing.assert_array_equal(top.indices.numpy(), np.take(order, np.arange(k), axis))
+    np.testing.assert_array_equal(top.values.numpy(),
+                                  np.take_along_axis(x, np.take(order, np.arange(k), axis), axis))
+    bottom = tfm.approx_min_k(xt, k, reduction_dimension=axis)
+    order = np.argsort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(bottom.indices.numpy(), np.take(order, np.arange(k), axis))

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import collections
+
 import torch
 
 from ..framework import dtypes
@@ -33,7 +35,7 @@ from ._shape_args import reduction_axes, single_axis
 from .reduction_ops import _ARGMAX_OUTPUT, add_n, reduce_max, reduce_mean, reduce_sum
 
 __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm",
-           "count_nonzero", "argmin", "cumprod", "accumulate_n"]
+           "count_nonzero", "argmin", "cumprod", "accumulate_n", "approx_max_k", "approx_min_k"]
 
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -265,3 +267,52 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None,
     if len(tensors) == 1:
         return tensors[0]
     return add_n(tensors)
+
+
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
+_APPROX_TOP_K = frozenset({torch.float16, torch.bfloat16, torch.float32})
+
+
+def _approx_top_k(op_name: str, operand: Any, k: int, reduction_dimension: int,
+                  largest: bool) -> ApproxTopK:
+    x = convert_to_tensor(operand)
+    D.check_dtype("ApproxTopK", x.dtype, _APPROX_TOP_K)
+    if x.dim() == 0:
+        raise invalid(f"input must be >= 1-D, got shape {D.fmt_shape(x.shape)}", "ApproxTopK")
+    dim = single_axis(reduction_dimension, "ApproxTopK")
+    if not -x.dim() <= dim < x.dim():
+        raise invalid(f"reduction_dimension {dim} is out of range for rank {x.dim()}",
+                      "ApproxTopK")
+    if k < 0 or k > x.shape[dim]:
+        raise invalid(f"input must have at least k columns. Had {x.shape[dim]}, needed {k}",
+                      "ApproxTopK")
+    # A stable sort keeps tied values in index order, as TF's CPU kernel (exact top-k).
+    values, indices = torch.sort(x, dim=dim, descending=largest, stable=True)
+    return ApproxTopK(values.narrow(dim, 0, k), indices.narrow(dim, 0, k).to(torch.int32))
+
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: Optional[str] = None) -> ApproxTopK:
+    """`tf.math.approx_max_k`: the `k` largest values along `reduction_dimension` and their indices.
+
+    As TF's CPU kernel, the result is the exact top k (`recall_target` and
+    the other tuning arguments only matter on TPU), sorted, ties in index
+    order, indices int32; float16/bfloat16/float32 only. TF 2.21's CPU kernel
+    takes only `reduction_dimension=-1` (others are `NotFoundError` there);
+    tfcompat takes any axis. NaN sorts as the largest value (torch's order;
+    TF's CPU order for NaN is unspecified).
+    """
+    return _approx_top_k("approx_max_k", operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: Optional[str] = None) -> ApproxTopK:
+    """`tf.math.approx_min_k`: the `k` smallest values along `reduction_dimension`, with indices.
+
+    The exact bottom k, sorted ascending, ties in index order. TF 2.21 has
+    no CPU kernel for it at all (`NotFoundError`; GPU/TPU only); tfcompat
+    computes it on every device.
+    """
+    return _approx_top_k("approx_min_k", operand, k, reduction_dimension, False)

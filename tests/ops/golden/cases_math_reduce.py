@@ -186,6 +186,15 @@ CASES = {
     "in_top_k_shape_error": lambda tf: tf.math.in_top_k([0, 1], tf.constant([[1.0]]), 1),
     "in_top_k_rank_error": lambda tf: tf.math.in_top_k([0], tf.constant([1.0]), 1),
     "in_top_k_nn": lambda tf: tf.nn.in_top_k([0, 1, 3], P, 3),
+    # approx_max_k (TF's CPU kernel: exact top k over the last axis; no approx_min_k on CPU)
+    "approx_max_k": lambda tf: tf.math.approx_max_k(np.array([[1.0, 5.0, 3.0, 5.0],
+                                                              [2.0, 0.0, 9.0, 1.0]], np.float32), 2),
+    "approx_max_k_f16": lambda tf: tf.math.approx_max_k(X.astype(np.float16), 3),
+    "approx_max_k_bf16": lambda tf: tf.math.approx_max_k(tf.cast(X, tf.bfloat16), 1),
+    "approx_max_k_zero": lambda tf: tf.math.approx_max_k(M, 0),
+    "approx_max_k_too_many": lambda tf: tf.math.approx_max_k(M, 4),
+    "approx_max_k_scalar_error": lambda tf: tf.math.approx_max_k(np.float32(1.0), 1),
+    "approx_max_k_f64_error": lambda tf: tf.math.approx_max_k(np.ones([2], np.float64), 1),
     # invert_permutation
     "invert_permutation": lambda tf: tf.math.invert_permutation([3, 4, 0, 2, 1]),
     "invert_permutation_int64": lambda tf: tf.math.invert_permutation(tf.constant([1, 0], tf.int64)),
