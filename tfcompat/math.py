@@ -13,9 +13,9 @@ from .ops.binary_math_ops import (atan2, divide_no_nan, multiply_no_nan, polyval
                                   squared_difference, xdivy, xlogy)
 from .ops.complex_ops import angle, conj, imag, real
 from .ops.counting_ops import bincount, confusion_matrix, in_top_k, invert_permutation
-from .ops.reduction_math_ops import (accumulate_n, approx_max_k, approx_min_k, argmin, count_nonzero, cumprod,
-                                     reduce_euclidean_norm, reduce_logsumexp, reduce_std,
-                                     reduce_variance)
+from .ops.reduction_math_ops import (accumulate_n, approx_max_k, approx_min_k, argmin,
+                                     count_nonzero, cumprod, reduce_euclidean_norm,
+                                     reduce_logsumexp, reduce_std, reduce_variance)
 from .ops.normalization_ops import l2_normalize
 from .ops.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                               unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
