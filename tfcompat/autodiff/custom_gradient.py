@@ -81,7 +81,9 @@ class _CustomGradientFunction(torch.autograd.Function):
         grads = call.gradients(list(grad_outputs))
         out = [None]
         for g, (shape, dtype) in zip(grads, ctx.shapes):
-            out.append(_as_grad(g, shape, dtype))
+            # integer inputs take no gradient in torch (TF drops theirs too)
+            differentiable = dtype.is_floating_point or dtype.is_complex
+            out.append(_as_grad(g, shape, dtype) if differentiable else None)
         return tuple(out)
 
 
