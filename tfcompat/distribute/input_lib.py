@@ -46,9 +46,8 @@ shards by data, one worker included.) A `tf.data.Dataset` whose options set
 `experimental_distribute.auto_shard_policy` to OFF (or FILE, on one worker:
 there are no files) is not sharded: every worker reads every batch, and the
 stream is rebatched TF's batch-size-aware way (7 over 3: 3, 2, 2; see
-`unsharded_steps`). FILE with several
-workers is TF's `NotFoundError` (no files to shard). A scalar cannot be
-split: `ValueError`.
+`input_steps.unsharded_steps`). FILE with several workers is TF's
+`NotFoundError` (no files to shard). A scalar cannot be split: `ValueError`.
 
 **`element_spec`** (a `tf.data.Dataset` source only): each component's
 `TensorSpec` with the batch dim divided by `n` where it divides evenly
@@ -372,7 +371,7 @@ class DistributedDataset:
                 None, None, "Found an unshardable source dataset: a tf.data.Dataset in tfcompat "
                 "reads no files, so AutoShardPolicy.FILE cannot shard it; use DATA or AUTO.")
         # OFF (and FILE on one worker, which TF leaves unsharded): every worker reads every
-        # batch, rebatched by TF's batch-size-aware rule (see `unsharded_steps`).
+        # batch, rebatched by TF's batch-size-aware rule (`input_steps.unsharded_steps`).
         self._unsharded_batch_size = (static_batch_size(source) if policy in ("OFF", "FILE")
                                       else None)
         self._source = source
