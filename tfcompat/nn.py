@@ -36,5 +36,6 @@ __all__ += ["top_k"]
 
 # -- math ops also in tf.nn (issue 9, engineer D) --
 from .ops.counting_ops import in_top_k
+from .ops.reduction_math_ops import approx_max_k, approx_min_k
 from .ops.unary_math_ops import softplus, softsign
-__all__ += ["softplus", "softsign", "in_top_k"]
+__all__ += ["softplus", "softsign", "in_top_k", "approx_max_k", "approx_min_k"]

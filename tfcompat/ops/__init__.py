@@ -92,8 +92,9 @@ __all__ += ["reverse_sequence", "unravel_index"]
 from .binary_math_ops import atan2, truncatediv, truncatemod
 from .complex_ops import complex
 from .reduction_math_ops import argmin, reduce_logsumexp
+from .special_math_ops import scalar_mul
 from .unary_math_ops import (acos, acosh, asin, asinh, atan, atanh, cos, cosh, floor, round, sin,
                              sinh, tan)
 __all__ += ["sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh",
             "acosh", "atanh", "round", "floor", "truncatediv", "truncatemod", "complex",
-            "reduce_logsumexp", "argmin"]
+            "reduce_logsumexp", "argmin", "scalar_mul"]
