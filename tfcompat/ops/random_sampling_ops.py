@@ -25,8 +25,8 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional
                 name: Optional[str] = None) -> torch.Tensor:
     """`tf.random.categorical`: `[batch, num_samples]` class indices drawn from softmax(logits).
 
-    Gumbel-max sampling (`argmax(logits + Gumbel noise)`), exact for the
-    categorical distribution; `dtype` is int64 (default) or int32.
+    `torch.multinomial` on `softmax(logits)` (with replacement); `dtype` is
+    int64 (default) or int32; a row of `-inf` logits draws `num_classes`, as in TF.
     """
     x = convert_to_tensor(logits)
     return categorical_with(x, num_samples, dtype,

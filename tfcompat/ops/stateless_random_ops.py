@@ -214,14 +214,14 @@ def categorical_with(logits: Any, num_samples: Any, dtype: Any, make_generator: 
         raise invalid_argument("num_classes should be positive, got 0", op)
     if n == 0 or x.shape[0] == 0:
         return torch.zeros((x.shape[0], n), dtype=out.as_torch, device=x.device)
-    # Gumbel-max: argmax(logits + Gumbel noise) is a draw from softmax(logits), with -inf
-    # logits never drawn; no normalisation and no host sync.
-    u = torch.rand((x.shape[0], n, x.shape[1]), dtype=torch.float64 if x.dtype is torch.float64
-                   else torch.float32, device=x.device, generator=make_generator())
-    gumbel = -torch.log(-torch.log(u.clamp_min(torch.finfo(u.dtype).tiny)))
-    draws = torch.argmax(x.to(u.dtype).unsqueeze(1) + gumbel, dim=-1)
-    # a row with no finite logit draws `num_classes`, as TF's kernel does (no host read)
-    dead = torch.isneginf(x.amax(dim=1, keepdim=True))
+    # softmax then torch.multinomial (inverse-CDF draws with replacement, as TF's kernel):
+    # memory O(batch * (classes + num_samples)), no host sync. A row with no finite logit
+    # draws `num_classes`, as TF's kernel does; it is sampled as uniform, then overwritten.
+    work = torch.float64 if x.dtype is torch.float64 else torch.float32
+    logits = x.to(work)
+    dead = torch.isneginf(logits.amax(dim=1, keepdim=True))
+    probs = torch.softmax(torch.where(dead, torch.zeros_like(logits), logits), dim=1)
+    draws = torch.multinomial(probs, n, replacement=True, generator=make_generator())
     draws = torch.where(dead, torch.full_like(draws, x.shape[1]), draws)
     return draws.to(out.as_torch)
 
