@@ -12,7 +12,9 @@ the same numbers. tfcompat keeps that contract with its own stream:
   not TF's Philox/ThreeFry streams;
 * the state variable lives on the host (CPU) whatever the current device:
   reading and advancing it is then no device sync, while the numbers are
-  drawn on the current device (a draw's torch generator is made there).
+  drawn on the device that was current when the generator was made (TF
+  colocates a generator's draws with its state), a torch generator made
+  there per draw.
 
 This module sits above `ops` because it builds a `tf.Variable`.
 """
@@ -93,6 +95,11 @@ class Generator(AutoTrackable):
     def __init__(self, copy_from: Optional["Generator"] = None, state: Any = None,
                  alg: Any = None) -> None:
         self._lock = threading.Lock()  # not trackable: a plain attribute
+        # TF colocates a generator's draws with its state: the device current at creation
+        self._logical = copy_from._logical if copy_from is not None else \
+            device_lib.current_logical()
+        with device_lib.device(self._logical):
+            self._device = device_lib.current_torch_device()
         if copy_from is not None:
             self._alg = copy_from._alg
             initial = copy_from.state.read_value().cpu()
@@ -183,7 +190,7 @@ class Generator(AutoTrackable):
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatefulStandardNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatefulStandardNormalV2", dt, mean, stddev)
-        device = device_lib.current_torch_device()
+        device = self._device
         g = self._next("normal", device)
         z = torch.randn(dims, dtype=dt.as_torch, device=device, generator=g)
         return random_ops._scale_shift(z, mu, sigma)
@@ -194,7 +201,7 @@ class Generator(AutoTrackable):
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatelessTruncatedNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatelessTruncatedNormalV2", dt, mean, stddev)
-        device = device_lib.current_torch_device()
+        device = self._device
         z = truncated_standard(dims, dt, device, self._next("truncated", device))
         return random_ops._scale_shift(z, mu, sigma)
 
@@ -212,7 +219,7 @@ class Generator(AutoTrackable):
             raise ValueError("Attempt to convert a value (None) with an unsupported type "
                              "(<class 'NoneType'>) to a Tensor.")
         dims = random_shape(shape, "StatefulUniform", attr="T")
-        device = device_lib.current_torch_device()
+        device = self._device
         if dt.is_integer:
             low = random_ops._int_bound("minval", minval, dt)
             high = random_ops._int_bound("maxval", maxval, dt)
@@ -236,7 +243,7 @@ class Generator(AutoTrackable):
         D.check_dtype("StatefulUniformFullInt", dt.as_torch, D.INT32_64, attr="dtype",
                       names=["int32", "int64", "uint32", "uint64"])
         dims = random_shape(shape, "StatefulUniformFullInt", attr="T")
-        device = device_lib.current_torch_device()
+        device = self._device
         return full_int(dims, dt, device, self._next("full_int", device))
 
     def binomial(self, shape: Any, counts: Any, probs: Any, dtype: Any = dtypes.int32,
@@ -244,7 +251,7 @@ class Generator(AutoTrackable):
         """Binomial(counts, probs) draws of `shape` (counts/probs broadcast to it)."""
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatelessRandomBinomial", attr="T")
-        device = device_lib.current_torch_device()
+        device = self._device
         c = convert_to_tensor(counts).to(device=device, dtype=torch.float32).expand(dims)
         p = convert_to_tensor(probs).to(device=device, dtype=torch.float32).expand(dims)
         g = self._next("binomial", device)
@@ -258,14 +265,15 @@ class Generator(AutoTrackable):
 
     def make_seeds(self, count: int = 1) -> torch.Tensor:
         """`[2, count]` int64 seeds for the stateless ops."""
-        device = device_lib.current_torch_device()
+        device = self._device
         return full_int((2, int(count)), dtypes.int64, device, self._next("seeds", device))
 
     def split(self, count: int = 1) -> list:
         """`count` new generators, independent of this one and of each other (this one advances)."""
         seeds = self._next("split", torch.device("cpu"))
-        return [Generator.from_seed(int(torch.randint(0, 2 ** 62, (1,), generator=seeds)),
-                                    self._alg) for _ in range(int(count))]
+        with device_lib.device(self._logical):
+            return [Generator.from_seed(int(torch.randint(0, 2 ** 62, (1,), generator=seeds)),
+                                        self._alg) for _ in range(int(count))]
 
 
 _global_lock = threading.Lock()

@@ -215,3 +215,13 @@ def test_parameterized_truncated_normal_bounds_and_mean():
     assert abs(x[:, 0].mean() - np.sqrt(2 / np.pi)) < 0.02 and abs(x[:, 1].mean() - 5.0) < 0.02
     s = tf.random.experimental.stateless_shuffle(np.arange(10), seed=[3, 4]).numpy()
     assert sorted(s) == list(range(10))
+
+
+def test_generator_draws_on_the_device_it_was_made_on():
+    """TF colocates a generator's draws with it: the device current at creation, not at the
+    draw (checked with the logical CPU devices; tests/gpu would show it for a GPU)."""
+    g = tf.random.Generator.from_seed(1)
+    with tf.device("CPU:0"):
+        z = g.normal([2])
+    assert z.device.type == "cpu" and g._logical == "CPU:0"
+    assert all(c._logical == g._logical for c in g.split(2))
