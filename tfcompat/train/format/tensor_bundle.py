@@ -274,7 +274,7 @@ class BundleReader:
         self._raw = dict(items[1:])
         self._entries: dict[bytes, BundleEntryProto] = {}
         self._keys: Optional[list[bytes]] = None
-        self._fds: dict[int, tuple[int, int]] = {}  # shard -> (fd, size)
+        self._fds: dict[int, tuple[int, int, str]] = {}  # shard -> (fd, size, path)
 
     # -- errors --------------------------------------------------------------
     def _loss(self, what: str, key: Optional[bytes] = None, path: Optional[str] = None) -> DataLossError:
@@ -360,20 +360,20 @@ class BundleReader:
 
     # -- data shards ------------------------------------------------------------
     def _shard(self, shard_id: int, bkey: bytes) -> tuple[int, int, str]:
-        path = data_filename(self._prefix, shard_id, self._num_shards)
-        if not 0 <= shard_id < self._num_shards:
-            raise self._loss(f"The entry names shard {shard_id} of {self._num_shards}", bkey)
         opened = self._fds.get(shard_id)
         if opened is None:
+            if not 0 <= shard_id < self._num_shards:
+                raise self._loss(f"The entry names shard {shard_id} of {self._num_shards}", bkey)
+            path = data_filename(self._prefix, shard_id, self._num_shards)
             try:
                 fd = os.open(path, os.O_RDONLY)
             except OSError as e:
                 raise self._loss(f"The data file cannot be opened ({e.strerror})", bkey, path) from None
-            opened = (fd, os.fstat(fd).st_size)
+            opened = (fd, os.fstat(fd).st_size, path)
             self._fds[shard_id] = opened
             if hasattr(os, "posix_fadvise"):  # reads go mostly forward: a larger read-ahead
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
-        return opened[0], opened[1], path
+        return opened
 
     def _pread_into(self, fd: int, offset: int, dest: np.ndarray, bkey: bytes, path: str) -> None:
         view = memoryview(dest.reshape(-1).view(np.uint8))
@@ -544,7 +544,7 @@ class BundleReader:
     # -- lifetime ---------------------------------------------------------------
     def close(self) -> None:
         fds, self._fds = self._fds, {}
-        for fd, _ in fds.values():
+        for fd, _, _ in fds.values():
             os.close(fd)
 
     def __enter__(self) -> "BundleReader":
