@@ -39,9 +39,9 @@ def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) 
     x = convert_to_tensor(value)
     if x.dim() == 0:
         return torch.ops.aten.alias(x)
-    g = random_ops._generator("RandomShuffle", x.dtype, seed, torch.device("cpu"))
-    perm = torch.randperm(x.shape[0], generator=g).to(x.device)
-    return x.index_select(0, perm)
+    # the permutation is drawn where `x` lives: no host-to-device copy
+    g = random_ops._generator("RandomShuffle", x.dtype, seed, x.device)
+    return x.index_select(0, torch.randperm(x.shape[0], generator=g, device=x.device))
 
 
 _GAMMA_TYPES = frozenset({torch.float16, torch.float32, torch.float64})

@@ -366,8 +366,8 @@ def stateless_shuffle(value: Any, seed: Any, alg: str = "auto_select",
     x = convert_to_tensor(value)
     if x.dim() == 0:
         return torch.ops.aten.alias(x)
-    g = generator_for(("shuffle", key), torch.device("cpu"))
-    return x.index_select(0, torch.randperm(x.shape[0], generator=g).to(x.device))
+    g = generator_for(("shuffle", key), x.device)
+    return x.index_select(0, torch.randperm(x.shape[0], generator=g, device=x.device))
 
 
 _PTN = "StatelessParameterizedTruncatedNormal"
