@@ -120,11 +120,10 @@ def _trace_key(x: Any) -> Any:
         return (type(x).__name__, tuple(_trace_key(v) for v in x))
     if isinstance(x, dict):
         return ("dict", tuple(sorted((str(k), _trace_key(v)) for k, v in x.items())))
-    try:
-        hash(x)
+    if x is None or type(x) in (bool, int, float, complex, str, bytes):
         return ("V", type(x).__name__, x)
-    except TypeError:
-        return ("id", id(x))
+    # other objects (a method's `self`, a model) by identity: the cache must not keep them alive
+    return ("id", id(x))
 
 
 def _relaxes(known: Any, new: Any) -> Optional[Any]:
