@@ -99,10 +99,15 @@ def case(pred_fn_pairs: Any, default: Optional[Callable[[], Any]] = None,
         if not isinstance(p, torch.Tensor):
             raise TypeError(f"pred must be a Tensor, got: {p}")
         if p.dtype is not torch.bool or not callable(fn):
-            # TF's message reads `pred.name`, which eager tensors do not have.
-            raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+            # TF's own message reads `pred.name`, which eager tensors lack: its error is this
+            # AttributeError; the class is kept, the message says what is wrong.
+            what = "fn must be callable" if p.dtype is torch.bool else \
+                f"pred must be a bool tensor, got {dtypes.from_torch(p.dtype).name}"
+            raise AttributeError(f"tf.case: {what} (TF 2.21 raises AttributeError here: "
+                                 "Tensor.name is undefined when eager execution is enabled.)")
     if not pairs:
-        raise ValueError("not enough values to unpack (expected 2, got 0)")
+        raise ValueError("tf.case needs at least one (pred, fn) pair: not enough values to "
+                         "unpack (expected 2, got 0)")
     values = [_truth(p) for p, _ in pairs]
     if default is None:
         # TF: the last pair's function is the default, guarded by an assertion that any held.
