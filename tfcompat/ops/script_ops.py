@@ -72,7 +72,8 @@ def py_function(func: Optional[Callable[..., Any]] = None, inp: Any = None, Tout
         out = func(*args)
         if not out_types:
             # TF 2.21's eager op then indexes its empty result list
-            raise IndexError("list index out of range")
+            raise IndexError("list index out of range (TF 2.21's eager py_function fails on "
+                             "Tout=[]: give Tout the dtypes of func's results)")
         if not isinstance(out, (list, tuple)):
             out = [out]
         results = []
