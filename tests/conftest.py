@@ -43,3 +43,13 @@ def tf_oracle():
     if tf_real is None:
         pytest.skip("TensorFlow is not installed: the tf_oracle tests compare against it live")
     return tf_real
+
+
+@pytest.fixture(autouse=True)
+def _no_global_seed_leaks():
+    """A test that sets `tf.random.set_seed` must not seed the tests after it (a global seed
+    makes unseeded ops build seeded generators, which e.g. the `meta` device lacks)."""
+    yield
+    from tfcompat.ops import random_ops
+    if random_ops._state.global_seed is not None:
+        random_ops.set_seed(None)
