@@ -181,6 +181,29 @@ CASES = {
         np.ones((4, 3, 3), np.float32)).batch(3).map(lambda x: x * 2.0),
     "map_after_padded_batch": lambda tf: tf.data.Dataset.range(1, 5).map(
         lambda x: tf.fill([x], x)).padded_batch(2).map(lambda b: b[:, :1]),
+    "group_by_window": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.array([3, 1, 2, 3, 5, 1, 7, 2, 9], np.int64)).group_by_window(
+            key_func=lambda x: x % 3, reduce_func=lambda k, w: w.batch(5), window_size=2),
+    "group_by_window_flush_order": lambda tf: tf.data.Dataset.from_tensor_slices(
+        np.array([5, 7, 1, 9, 4, 2], np.int64)).group_by_window(
+            key_func=lambda x: 10 - x, reduce_func=lambda k, w: w.map(lambda v: v + k * 100),
+            window_size=3),
+    "group_by_window_size_func": lambda tf: tf.data.Dataset.range(10).group_by_window(
+        key_func=lambda x: x % 2, reduce_func=lambda k, w: w.batch(4),
+        window_size_func=lambda k: k + 2),
+    "bucket_by_length": lambda tf: tf.data.Dataset.from_generator(
+        lambda: iter([[1] * n for n in (1, 5, 2, 7, 3, 6, 1, 4)]),
+        output_signature=tf.TensorSpec((None,), tf.int32)).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], bucket_boundaries=[3, 6], bucket_batch_sizes=[2, 2, 2]),
+    "bucket_to_boundary": lambda tf: tf.data.Dataset.from_generator(
+        lambda: iter([[1] * n for n in (1, 4, 2, 5, 3)]),
+        output_signature=tf.TensorSpec((None,), tf.int32)).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], bucket_boundaries=[3, 6], bucket_batch_sizes=[2, 2, 2],
+            pad_to_bucket_boundary=True, padding_values=-1),
+    "bucket_no_padding_experimental": lambda tf: tf.data.Dataset.range(9).apply(
+        tf.data.experimental.bucket_by_sequence_length(
+            lambda x: tf.cast(x, tf.int32), bucket_boundaries=[4], bucket_batch_sizes=[3, 2],
+            no_padding=True)),
     "pipeline": lambda tf: tf.data.Dataset.from_tensor_slices(
         (np.arange(12, dtype=np.float32).reshape(6, 2), np.arange(6))).map(
             lambda x, y: (x * 2.0, y)).filter(lambda x, y: y % 2 == 0).batch(2).repeat(2),
@@ -282,6 +305,8 @@ ERROR_CASES = {
         [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(np.int64(5)))),
     "choose_bad_dtype": lambda tf: tf.data.Dataset.choose_from_datasets(
         [tf.data.Dataset.range(3)], tf.data.Dataset.from_tensors(1)),
+    "bucket_length_int64": lambda tf: _iterate(tf.data.Dataset.range(3).bucket_by_sequence_length(
+        lambda x: x, bucket_boundaries=[2], bucket_batch_sizes=[1, 1])),
     "shuffle_zero": lambda tf: tf.data.Dataset.range(3).shuffle(0),
     "prefetch_negative": lambda tf: tf.data.Dataset.range(3).prefetch(-5),
     "shard_zero": lambda tf: tf.data.Dataset.range(3).shard(0, 0),

@@ -347,6 +347,26 @@ class Dataset:
         from .selection import UniqueDataset
         return UniqueDataset(self)
 
+    def group_by_window(self, key_func: Callable[..., Any],
+                        reduce_func: Callable[[Any, "Dataset"], "Dataset"], window_size: Any = None,
+                        window_size_func: Optional[Callable[[Any], Any]] = None,
+                        name: Optional[str] = None) -> "Dataset":
+        """Windows of elements with one int64 key, each reduced to a dataset (see grouping.py)."""
+        from .grouping import GroupByWindowDataset
+        return GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable[..., Any],
+                                  bucket_boundaries: Any, bucket_batch_sizes: Any,
+                                  padded_shapes: Any = None, padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False, no_padding: bool = False,
+                                  drop_remainder: bool = False,
+                                  name: Optional[str] = None) -> "Dataset":
+        """Elements batched per length bucket (see grouping.py)."""
+        from .grouping import bucket_by_sequence_length
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                         bucket_batch_sizes, padded_shapes, padding_values,
+                                         pad_to_bucket_boundary, no_padding, drop_remainder)
+
     def take_while(self, predicate: Callable[..., Any], name: Optional[str] = None) -> "Dataset":
         """The elements up to (not including) the first for which `predicate` is false."""
         from .transformations import TakeWhileDataset

@@ -22,7 +22,8 @@ __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "SHARD_HIN
            "assert_cardinality", "get_next_as_optional", "get_structure", "enable_debug_mode",
            "from_list", "map_and_batch", "shuffle_and_repeat", "parallel_interleave",
            "copy_to_device", "prefetch_to_device", "take_while", "choose_from_datasets",
-           "sample_from_datasets", "scan", "unique"]
+           "sample_from_datasets", "scan", "unique", "group_by_window",
+           "bucket_by_sequence_length"]
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
@@ -149,3 +150,22 @@ def scan(initial_state: Any, scan_func: Callable[[Any, Any], Any]) -> Callable[[
 def unique() -> Callable[[Dataset], Dataset]:
     """For `apply`: `dataset.unique()`."""
     return lambda dataset: dataset.unique()
+
+
+def group_by_window(key_func: Callable[..., Any], reduce_func: Callable[[Any, Dataset], Dataset],
+                    window_size: Any = None, window_size_func: Any = None
+                    ) -> Callable[[Dataset], Dataset]:
+    """For `apply`: `dataset.group_by_window(...)`."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size,
+                                                   window_size_func)
+
+
+def bucket_by_sequence_length(element_length_func: Callable[..., Any], bucket_boundaries: Any,
+                              bucket_batch_sizes: Any, padded_shapes: Any = None,
+                              padding_values: Any = None, pad_to_bucket_boundary: bool = False,
+                              no_padding: bool = False, drop_remainder: bool = False
+                              ) -> Callable[[Dataset], Dataset]:
+    """For `apply`: `dataset.bucket_by_sequence_length(...)`."""
+    return lambda dataset: dataset.bucket_by_sequence_length(
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
