@@ -2,7 +2,7 @@
 
 Run with the TensorFlow venv from the repository root:
     /work/tfenv/bin/python tests/data/gen_data.py
-The test (test_golden.py) reads the JSON without TensorFlow. The encoding
+The test (test_data_golden.py) reads the JSON without TensorFlow. The encoding
 (`encode`) is shared with the test through this module's pure-Python part.
 """
 
