@@ -35,9 +35,10 @@ def test_program_gives_tensorflows_results(topic, name):
     if not os.path.exists(path):
         pytest.fail(f"no fixture: run tests/programs/gen_programs.py {topic} under TensorFlow")
     with open(path) as f:
-        want = json.load(f)["programs"].get(name)
-    if want is None:
+        recorded = json.load(f)["programs"]
+    if name not in recorded:
         pytest.fail(f"{name} is not recorded: rerun gen_programs.py {topic}")
+    want = recorded[name]
     try:
         got = harness.encode_tfcompat(case.fn(tfcompat))
     except Exception as e:  # noqa: BLE001 - a raise where TF returned is reported by compare

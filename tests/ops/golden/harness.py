@@ -63,8 +63,8 @@ def as_case(entry: Any) -> Case:
 # -- encoding ----------------------------------------------------------------------------
 
 def _array_record(dtype_name: str, arr: np.ndarray) -> dict:
-    arr = np.ascontiguousarray(arr)
-    return {"dtype": dtype_name, "shape": list(arr.shape), "hex": arr.tobytes().hex()}
+    arr = np.asarray(arr)  # (not ascontiguousarray: it makes a 0-d array 1-d)
+    return {"dtype": dtype_name, "shape": list(arr.shape), "hex": arr.tobytes(order="C").hex()}
 
 
 def encode(x: Any, dtype_name_of: Callable[[Any], Optional[str]],
