@@ -136,3 +136,13 @@ def test_unknown_cardinality_buffer_holds_the_whole_input():
     firsts = collections.Counter(
         _order(tf.data.Dataset.range(6).shuffle(-2, seed=s))[0] for s in range(600))
     assert set(firsts) == set(range(6))  # any element can come first
+
+
+def test_unseeded_shuffles_leave_torch_generator_alone():
+    import torch
+    torch.manual_seed(11)
+    expected = torch.rand(3)
+    torch.manual_seed(11)
+    ds = tf.data.Dataset.range(10).shuffle(10)
+    _order(ds)
+    assert torch.equal(torch.rand(3), expected)

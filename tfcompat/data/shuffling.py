@@ -11,8 +11,9 @@ gives a uniformly random permutation.
 Seeds follow `tf.random`'s rules (`random_ops.get_seed`): with an op seed
 or a global seed (`tf.random.set_seed`) the orders are the same every run
 (tfcompat's orders, not TF's: TF's Philox stream is not reproduced); with
-neither, each dataset draws its seed from torch's default generator when it
-is made (so `torch.manual_seed` fixes it too). `reshuffle_each_iteration`
+neither, each dataset draws a fresh seed from the OS when it is made
+(nondeterministic, as TF; torch's own generator is left alone, so building
+a dataset does not change a program's torch draws). `reshuffle_each_iteration`
 (default True) gives each iteration (epoch) its own order, the k-th epoch of
 a dataset always the same one for a given seed; False repeats the first
 order every epoch.
@@ -28,13 +29,14 @@ import hashlib
 import random
 from typing import Any, Iterator, Optional
 
-import torch
 
 from ..framework import errors
 from ..ops import random_ops
 from .dataset_ops import UNKNOWN, Dataset, as_int, peeking
 
 __all__ = ["ShuffleDataset", "set_worker_epoch_key", "epoch_rng", "seeds_for"]
+
+_entropy = random.SystemRandom()
 
 # Set in a DataLoader worker process by torch_bridge: the loader's per-epoch base seed, which
 # every worker shares, replacing this process's own epoch counting.
@@ -61,11 +63,10 @@ def epoch_rng(owner: Any, seeds: tuple, per_epoch: bool) -> random.Random:
 
 
 def seeds_for(seed: Optional[int]) -> tuple:
-    """`tf.random`'s seed pair for an op seed; without any seed, one drawn from torch's
-    default generator (so `torch.manual_seed` fixes it)."""
+    """`tf.random`'s seed pair for an op seed; without any seed, a fresh one from the OS."""
     seeds = random_ops.get_seed(None if seed is None else as_int(seed, "seed"))
     if seeds[0] is None:
-        seeds = (int(torch.randint(0, 2 ** 31 - 1, ()).item()), 0)
+        seeds = (_entropy.randrange(2 ** 31 - 1), 0)
     return seeds
 
 
