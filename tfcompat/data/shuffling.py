@@ -29,7 +29,6 @@ import hashlib
 import random
 from typing import Any, Iterator, Optional
 
-
 from ..framework import errors
 from ..ops import random_ops
 from .dataset_ops import UNKNOWN, Dataset, as_int, peeking
