@@ -43,10 +43,15 @@ def entries():
     for tf_name, module_path in NAMESPACES:
         try:
             module = importlib.import_module(module_path)
-        except ImportError:
-            continue
+        except ImportError:  # a namespace object inside a module (`tfcompat.random.experimental`)
+            parent, _, attr = module_path.rpartition(".")
+            module = getattr(importlib.import_module(parent), attr, None)
+            if module is None:
+                continue
         for name in sorted(module.__all__):
-            yield tf_name, name, getattr(module, name)
+            obj = getattr(module, name)
+            if not inspect.ismodule(obj):  # (sub-namespaces get their own section)
+                yield tf_name, name, obj
 
 
 def render_index() -> str:
