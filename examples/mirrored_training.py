@@ -7,9 +7,9 @@ strategy, variables created in its scope, a distributed dataset, a step run
 on every replica with `strategy.run`, the loss scaled by the global batch
 (`tf.nn.compute_average_loss`), and the replicas' losses combined with
 `strategy.reduce`. Without GPUs, the CPU is split into two logical devices
-so that there are two replicas, as TF's own tests do. (The data comes from
-numpy batches here: tfcompat has no `tf.data` yet; a `DataLoader` works as
-well.)
+so that there are two replicas, as TF's own tests do. The data is a
+`tf.data` pipeline, as in the guide (a list of numpy batches or a torch
+`DataLoader` works as well).
 """
 
 import numpy as np
@@ -27,9 +27,9 @@ GLOBAL_BATCH_SIZE = 64
 rng = np.random.RandomState(0)
 features = rng.randn(1024, 20).astype(np.float32)
 labels = (features[:, :5].sum(axis=1) > 0).astype(np.int64)
-batches = [(features[i:i + GLOBAL_BATCH_SIZE], labels[i:i + GLOBAL_BATCH_SIZE])
-           for i in range(0, len(features), GLOBAL_BATCH_SIZE)]
-dist_dataset = strategy.experimental_distribute_dataset(batches)
+train_dataset = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(
+    len(features), seed=0).batch(GLOBAL_BATCH_SIZE)
+dist_dataset = strategy.experimental_distribute_dataset(train_dataset)
 
 with strategy.scope():
     w1 = tf.Variable(tf.random.normal([20, 32], stddev=0.3, seed=1), name="dense/kernel")

@@ -21,6 +21,8 @@ ALLOWED = {
     "autodiff": {"framework", "ops", "autodiff"},
     "variables": {"framework", "ops", "variables"},
     "distribute": {"framework", "ops", "variables", "distribute"},  # ops: add_n, TF's sum order
+    "data": {"framework", "ops", "data"},
+    "compat": {"framework", "ops", "compat", "train"},  # train: compat.v1.train.Saver
 }
 
 
