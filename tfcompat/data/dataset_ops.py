@@ -5,8 +5,9 @@ pulling one element at a time through the chain of transformations, so
 nothing is materialized that TF would not hold (a `shuffle` buffer, a
 `cache`, a `batch` being filled). Elements are nests of plain CPU
 `torch.Tensor`s (see `structure.py` for the nesting and dtype rules); they
-are values: never write into one in place (`x.add_(1)` in a `map` would
-change what a `cache` or a sliced source hands out next time).
+are values, as TF's: the sources and `cache` hand out copies or copy-on-write
+clones, so an in-place write into an element (`x /= 255.0`) changes nothing
+a later epoch, the caller's tensors or a cache hold.
 
 Differences from TF that are deliberate (see `docs/data.md`): functions
 passed to `map`/`filter`/`flat_map`/`interleave`/`reduce` run eagerly on

@@ -9,6 +9,7 @@ import torch
 
 from ..framework import dtypes
 from ..framework import errors
+from ..framework.copy_on_write import snapshot_of
 from ..framework.function import TensorSpec
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import structure
@@ -23,11 +24,15 @@ class TensorDataset(Dataset):
 
     def __init__(self, tensors: Any, name: Optional[str] = None) -> None:
         super().__init__(name=name)
-        self._element = structure.normalize(tensors)
+        element = structure.normalize(tensors)
+        # Elements are values, as TF's tensors: a snapshot of the caller's tensors now, and a
+        # copy-on-write clone per epoch, so no in-place write on either side reaches the other.
+        self._element = structure.pack(element, [snapshot_of(t) for t in structure.flatten(element)])
         self._spec = structure.spec_of(self._element)
 
     def _iterate(self) -> Iterator[Any]:
-        yield self._element
+        element = self._element
+        yield structure.pack(element, [snapshot_of(t) for t in structure.flatten(element)])
 
     def _cardinality(self) -> int:
         return 1
@@ -40,7 +45,10 @@ class TensorSliceDataset(Dataset):
     """`Dataset.from_tensor_slices(tensors)`: row `i` of every component, for each `i`.
 
     Every component needs rank >= 1 and the same first dimension (TF's
-    `ValueError` otherwise). Rows are views of the components (no copy).
+    `ValueError` otherwise). The components are snapshotted when the dataset is
+    made (copy-on-write: a later write into the caller's tensor does not reach the
+    dataset), and each epoch copies them a chunk at a time; rows are views of their
+    chunk, so writing into a row in place changes nothing anyone else holds.
     """
 
     def __init__(self, tensors: Any, name: Optional[str] = None) -> None:
@@ -59,19 +67,19 @@ class TensorSliceDataset(Dataset):
             if leaf.shape[0] != n:
                 raise ValueError(f"Dimensions {n} and {leaf.shape[0]} are not compatible")
         self._structure = element
-        self._leaves = leaves
+        self._leaves = [snapshot_of(t) for t in leaves]
         self._n = int(n)
         self._spec = structure.pack(element, [
             TensorSpec(TensorShape(tuple(t.shape[1:])), dtypes.as_dtype(t.dtype)) for t in leaves])
 
     def _iterate(self) -> Iterator[Any]:
-        # Rows are views, made a chunk at a time (`unbind` of a slice): cheap per row, and a
-        # large source never holds a view object per row.
+        # Rows are views of a fresh copy of their chunk (`unbind` of a cloned slice): cheap
+        # per row, one copy of the data per epoch, never a view of the dataset's own tensors.
         chunk, leaves = 1024, self._leaves
         pack = structure.packer(self._structure)
         single = not structure.is_structure(self._structure)
         for start in range(0, self._n, chunk):
-            rows = [t[start:start + chunk].unbind(0) for t in leaves]
+            rows = [t[start:start + chunk].clone().unbind(0) for t in leaves]
             if single:
                 yield from rows[0]
             elif pack is tuple:
@@ -84,9 +92,9 @@ class TensorSliceDataset(Dataset):
         return self._n
 
     def _slice_rows(self, start: int, stop: int) -> Any:
-        """Rows `[start, stop)` as one batch of views (the fast path of `batch`)."""
+        """Rows `[start, stop)` as one batch, copied (the fast path of `batch`)."""
         return structure.pack(self._structure,
-                              [t.narrow(0, start, stop - start) for t in self._leaves])
+                              [t.narrow(0, start, stop - start).clone() for t in self._leaves])
 
 
 _TensorSliceDataset = TensorSliceDataset

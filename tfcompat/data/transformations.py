@@ -15,6 +15,7 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import errors
+from ..framework.copy_on_write import snapshot_of
 from ..framework.function import TensorSpec
 from . import structure
 from .dataset_ops import (AUTOTUNE, INFINITE, UNKNOWN, Dataset, as_int, first_element,
@@ -491,13 +492,17 @@ class CacheDataset(Dataset):
         self._cache: Optional[List[Any]] = None
 
     def _iterate(self) -> Iterator[Any]:
+        # What is handed out is a copy-on-write clone of what is kept, so an in-place write
+        # into an element never changes what a later pass replays.
+        flatten, pack = structure.flatten, structure.pack
         if self._cache is not None:
-            yield from self._cache
+            for element in self._cache:
+                yield pack(element, [snapshot_of(t) for t in flatten(element)])
             return
         recorded = []
         for element in self._inputs[0]._iterate():
             recorded.append(element)
-            yield element
+            yield pack(element, [snapshot_of(t) for t in flatten(element)])
         if self._cache is None:
             self._cache = recorded
 
