@@ -33,6 +33,7 @@ import torch
 
 from ..framework import dtypes
 from ..framework import errors
+from ..framework.optional import OptionalValue
 from . import options as options_lib
 from . import structure
 
@@ -419,27 +420,6 @@ class Dataset:
 
 
 DatasetV2 = Dataset
-
-
-class OptionalValue:
-    """`tf.experimental.Optional`'s eager API: what `get_next_as_optional()` returns."""
-
-    __slots__ = ("_value", "_has_value", "element_spec")
-
-    def __init__(self, value: Any = None, has_value: bool = False,
-                 element_spec: Any = None) -> None:
-        self._value = value
-        self._has_value = has_value
-        self.element_spec = element_spec
-
-    def has_value(self) -> torch.Tensor:
-        return torch.tensor(self._has_value)
-
-    def get_value(self) -> Any:
-        if not self._has_value:
-            raise errors.InvalidArgumentError(
-                None, None, "The given optional does not have a value. [Op:OptionalGetValue]")
-        return self._value
 
 
 class OwnedIterator:

@@ -111,6 +111,7 @@ import torch.utils.data
 from ..framework import device as device_lib
 from ..framework import errors
 from ..framework import nest
+from ..framework.optional import OptionalValue
 from .input_specs import (PerReplicaSpec, cardinality_of, dataset_spec, is_tf_dataset,
                           per_replica_spec, shard_policy, static_batch_size, static_spec)
 from .input_steps import (MISSING, Step, dealt_steps, pull, replica_bounds, split_steps,
@@ -267,24 +268,8 @@ def _layout(num_replicas_in_sync: int, local_devices: Sequence[Any], num_workers
 
 # -- Iterators ------------------------------------------------------------------------
 
-class DistributedOptional:
-    """What `get_next_as_optional()` returns (`tf.experimental.Optional`'s eager API)."""
-
-    __slots__ = ("_value", "_has_value")
-
-    def __init__(self, value: Any = None, has_value: bool = False) -> None:
-        self._value = value
-        self._has_value = has_value
-
-    def has_value(self) -> torch.Tensor:
-        """A boolean scalar tensor, as TF."""
-        return torch.tensor(self._has_value)
-
-    def get_value(self) -> Any:
-        if not self._has_value:
-            raise errors.InvalidArgumentError(
-                None, None, "The given optional does not have a value. [Op:OptionalGetValue]")
-        return self._value
+# What `get_next_as_optional()` returns (`tf.experimental.Optional`'s eager API).
+DistributedOptional = OptionalValue
 
 
 class DistributedIterator:
