@@ -183,12 +183,14 @@ def test_read_returns_owning_copy_and_close_releases_files(tmp_path):
     assert got.flags.owndata and got.base is None and got.flags.writeable
     t = r.read_torch("big")
     assert t._base is None and t.untyped_storage().nbytes() == big.nbytes
+    assert r.read("s").tolist() == [b"x"]
     assert len(r._fds) == 1
     fd = next(iter(r._fds.values()))[0]
     r.close()
     with pytest.raises(OSError):
         os.fstat(fd)
     np.testing.assert_array_equal(got, big)
+    assert torch.equal(t, torch.from_numpy(big))
 
 
 # -- TF-written fixtures -------------------------------------------------------------
