@@ -34,8 +34,29 @@ def _public(obj) -> list:
     return sorted(n for n in dir(obj) if not n.startswith("_"))
 
 
-def record(v1, v2) -> dict:
-    names, same, modules = [], [], []
+# TF 2 namespaces searched for a v1 object bound under another TF 2 name
+# (`tf.compat.v1.log is tf.math.log`), in order of preference.
+TF2_NAMESPACES = ["", "math", "nn", "linalg", "random", "bitwise", "debugging", "dtypes", "nest",
+                  "train", "data", "data.experimental", "distribute", "errors", "config",
+                  "autodiff", "random.experimental", "experimental"]
+
+
+def _tf2_index() -> dict:
+    """id(object) -> its TF 2 path ("math.log"), for every public callable."""
+    index = {}
+    for ns in TF2_NAMESPACES:
+        obj = tf
+        for part in filter(None, ns.split(".")):
+            obj = getattr(obj, part)
+        for n in _public(obj):
+            value = getattr(obj, n)
+            if callable(value) and not isinstance(value, types.ModuleType):
+                index.setdefault(id(value), f"{ns}.{n}" if ns else n)
+    return index
+
+
+def record(v1, v2, index) -> dict:
+    names, same, modules, aliases = [], [], [], {}
     for n in _public(v1):
         value = getattr(v1, n)
         if isinstance(value, types.ModuleType):
@@ -44,26 +65,32 @@ def record(v1, v2) -> dict:
         names.append(n)
         if v2 is not None and getattr(v2, n, None) is value:
             same.append(n)
-    return {"names": names, "same": same, "modules": modules}
+        elif callable(value) and id(value) in index:
+            aliases[n] = index[id(value)]
+    return {"names": names, "same": same, "modules": modules, "aliases": aliases}
 
 
 def main() -> None:
-    api = {"": record(tf.compat.v1, tf)}
+    index = _tf2_index()
+    api = {"": record(tf.compat.v1, tf, index)}
     for sub in api[""]["modules"]:
         if sub in UNRECORDED:
             continue
         try:
-            api[sub] = record(getattr(tf.compat.v1, sub), getattr(tf, sub, None))
+            api[sub] = record(getattr(tf.compat.v1, sub), getattr(tf, sub, None), index)
         except Exception as e:  # noqa: BLE001 - lazily loaded namespaces that fail to import
             print(f"skipped tf.compat.v1.{sub}: {type(e).__name__}: {e}")
     with open(OUT, "w") as f:
         f.write('"""TensorFlow 2.21\'s `tf.compat.v1` names, recorded by tests/compat/gen_v1_api.py.\n\n'
                 "Per namespace: `names` (public non-module names), `same` (those TF binds to its\n"
-                "TF 2 object), `modules` (submodules). Generated; do not edit.\n"
+                "TF 2 object of the same name), `aliases` (those TF binds to a TF 2 object of\n"
+                "another name: v1 name -> TF 2 path), `modules` (submodules). Generated; do not\n"
+                "edit.\n"
                 '"""\n\n')
         f.write(f"TENSORFLOW_VERSION = {tf.__version__!r}\n\n")
         f.write("API = ")
-        f.write(pprint.pformat({k: {kk: tuple(vv) for kk, vv in v.items()} for k, v in api.items()},
+        f.write(pprint.pformat({k: {kk: (vv if isinstance(vv, dict) else tuple(vv))
+                                    for kk, vv in v.items()} for k, v in api.items()},
                                width=100, compact=True))
         f.write("\n")
     print(f"{len(api)} namespaces written to {OUT}")

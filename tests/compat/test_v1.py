@@ -134,3 +134,20 @@ def test_compat_helpers():
         c.as_bytes(3)
     assert c.dimension_value(3) == 3 and c.dimension_at_index([2, None], 1) is None
     assert c.forward_compatible(2020, 1, 1) is True
+
+
+def test_aliases_are_the_tf2_objects_of_their_other_name():
+    import importlib
+    for path, api in _v1_api.API.items():
+        for name, target in api.get("aliases", {}).items():
+            ns, _, tf2_name = target.rpartition(".")
+            try:
+                module = importlib.import_module(f"tfcompat.{ns}") if ns else tfcompat
+            except ImportError:
+                module = getattr(tfcompat, ns, None)
+            value = _get(path, name)
+            if module is not None and hasattr(module, tf2_name):
+                assert value is getattr(module, tf2_name), (path, name, target)
+            else:
+                assert isinstance(value, NotBuilt), (path, name, target)
+    assert tf1.random_normal is tfcompat.random.normal and tf1.log is tfcompat.math.log

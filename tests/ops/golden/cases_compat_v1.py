@@ -71,3 +71,19 @@ GRADIENTS = {
         # softmax - labels: an ulp of the softmax (~1.5e-8 at 0.23) survives the cancellation
         [LABELS, LOGITS], atol=3e-8),
 }
+
+CASES.update({
+    "div_ints_floor": lambda tf: v1(tf).div([7, -7, 6], [2, 2, -4]),
+    "div_floats_true": Case(lambda tf: v1(tf).div([7.0, -7.0], [2.0, 4.0]), ulps=0),
+    "to_float": lambda tf: v1(tf).to_float(X),
+    "to_int64": lambda tf: v1(tf).to_int64([1.7, -1.7]),
+    "multinomial_shape": Case(lambda tf: v1(tf).multinomial(LOGITS, 5, output_dtype=tf.int32,
+                                                           seed=3), values=False),
+    "random_normal_alias": Case(lambda tf: v1(tf).random_normal([2, 3], seed=1), values=False),
+    "truncated_normal_alias": Case(lambda tf: v1(tf).truncated_normal([4], stddev=0.02, seed=1),
+                                   values=False),
+    "log_alias": lambda tf: v1(tf).log(F[0] + 3.0),
+    "matrix_inverse_alias": lambda tf: v1(tf).matrix_inverse([[2.0, 1.0], [1.0, 3.0]]),
+    "assign_add": lambda tf: v1(tf).assign_add(tf.Variable([1.0, 2.0]), [3.0, 4.0]),
+    "set_random_seed": lambda tf: v1(tf).set_random_seed(5),
+})

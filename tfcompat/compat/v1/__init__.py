@@ -4,7 +4,9 @@ Every public name of TensorFlow 2.21's `tf.compat.v1` (recorded in `_v1_api.py`)
 resolves, at first use, to one of three things:
 
 * the TF 2 object, for the names TF binds to the very same object in both namespaces
-  (`tf.compat.v1.add is tf.add`, dtypes, `GradientTape`, ...): semantically identical;
+  (`tf.compat.v1.add is tf.add`, dtypes, `GradientTape`, ...) or under another TF 2 name
+  (`tf.compat.v1.log is tf.math.log`, `random_normal is tf.random.normal`): semantically
+  identical;
 * a TF 1 adapter (`_v1_ops.py`) where only the signature differs (`keep_dims`,
   `reduction_indices`, `tf1.where` without broadcasting, `tf1.Variable`,
   `enable_eager_execution` as a no-op, `tf1.train.Saver`, `tf1.logging`);
@@ -78,6 +80,12 @@ def resolve(path: str, name: str) -> Any:
         tf2 = _tf2_namespace(path)
         if tf2 is not None and hasattr(tf2, name):
             return getattr(tf2, name)
+        return NotBuilt(full)
+    if name in api.get("aliases", {}):  # TF binds it to a TF 2 object of another name
+        ns, _, tf2_name = api["aliases"][name].rpartition(".")
+        tf2 = _tf2_namespace(ns)
+        if tf2 is not None and hasattr(tf2, tf2_name):
+            return getattr(tf2, tf2_name)
         return NotBuilt(full)
     if name in api["names"]:
         return NotBuilt(full)

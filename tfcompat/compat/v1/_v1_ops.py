@@ -206,6 +206,45 @@ def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = Non
     return out
 
 
+def set_random_seed(seed: Any) -> None:
+    """TF 1's `tf.set_random_seed`: TF 2's `tf.random.set_seed`."""
+    _tf().random.set_seed(seed)
+
+
+def multinomial(logits: Any, num_samples: Any, seed: Any = None, name: Optional[str] = None,
+                output_dtype: Any = None) -> Any:
+    """TF 1's `tf.multinomial`: TF 2's `tf.random.categorical` (`output_dtype` is its `dtype`)."""
+    return _tf().random.categorical(logits, num_samples, dtype=output_dtype, seed=seed)
+
+
+def _cast_to(dtype_name: str, op: str) -> Callable:
+    def cast(x: Any, name: Optional[str] = None) -> Any:
+        tf = _tf()
+        return tf.cast(x, getattr(tf, dtype_name))
+    cast.__name__ = cast.__qualname__ = op
+    cast.__doc__ = f"TF 1's `tf.{op}`: `tf.cast(x, tf.{dtype_name})`."
+    return cast
+
+
+def div(x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """TF 1's `tf.div`: Python 2 division, floor division for integers, true division for
+    floating point (TF 2's `tf.math.floordiv` / `tf.math.truediv`'s cases of `x / y`)."""
+    tf = _tf()
+    x = tf.convert_to_tensor(x)
+    y = tf.convert_to_tensor(y, dtype_hint=tf.as_dtype(x.dtype))
+    if tf.as_dtype(x.dtype).is_integer:
+        return tf.math.floordiv(x, y)
+    return tf.divide(x, y)
+
+
+def _assign(method: str) -> Callable:
+    def assign(ref: Any, value: Any, *args: Any, name: Optional[str] = None, **kwargs: Any) -> Any:
+        return getattr(ref, method)(value)
+    assign.__name__ = assign.__qualname__ = method
+    assign.__doc__ = f"TF 1's `tf.{method}(ref, value)`: `ref.{method}(value)` on a variable."
+    return assign
+
+
 #: v1 name -> its implementation (names whose TF 1 behaviour tfcompat provides).
 OVERRIDES: dict = {
     **{n: _reduction(n) for n in _REDUCTIONS},
@@ -214,6 +253,11 @@ OVERRIDES: dict = {
     "zeros_like": zeros_like, "transpose": transpose, "gather": gather,
     "convert_to_tensor": convert_to_tensor, "constant": constant, "where": where,
     "name_scope": name_scope, "Variable": Variable, "cond": cond, "while_loop": while_loop,
+    "set_random_seed": set_random_seed, "multinomial": multinomial, "div": div,
+    **{f"to_{n}": _cast_to(d, f"to_{n}") for n, d in (
+        ("float", "float32"), ("double", "float64"), ("int32", "int32"), ("int64", "int64"),
+        ("bfloat16", "bfloat16"), ("complex64", "complex64"), ("complex128", "complex128"))},
+    **{m: _assign(m) for m in ("assign", "assign_add", "assign_sub")},
     "executing_eagerly": _true("executing_eagerly"),
     "executing_eagerly_outside_functions": _true("executing_eagerly_outside_functions"),
     **{n: _no_op_switch(n, f"TF 1's `tf.{n}`: a no-op (tfcompat always has TF 2 behaviour).")
