@@ -87,3 +87,22 @@ CASES.update({
     "assign_add": lambda tf: v1(tf).assign_add(tf.Variable([1.0, 2.0]), [3.0, 4.0]),
     "set_random_seed": lambda tf: v1(tf).set_random_seed(5),
 })
+
+CASES.update({
+    "shape_name_positional": lambda tf: v1(tf).shape(X, "s", tf.int64),
+    "size": lambda tf: v1(tf).size(X),
+    "pad_name_positional": lambda tf: v1(tf).pad(X, [[0, 1], [1, 0]], "CONSTANT", "p", 9),
+    "boolean_mask_axis": lambda tf: v1(tf).boolean_mask(X, [True, False, True], axis=1),
+    "gather_nd": lambda tf: v1(tf).gather_nd(X, [[0, 1], [1, 2]]),
+    "norm_keep_dims": lambda tf: v1(tf).norm(F, axis=1, keep_dims=True),
+    "reverse_sequence_dims": lambda tf: v1(tf).reverse_sequence(X, [2, 3], seq_dim=1, batch_dim=0),
+    "assert_equal_fails": lambda tf: v1(tf).assert_equal(X, X + 1, data=[X], message="m"),
+    "assert_less_passes": lambda tf: v1(tf).assert_less(X, X + 1),
+    "assert_rank": lambda tf: v1(tf).assert_rank(X, 3),
+    "device_string": lambda tf: _under_device(tf),
+})
+
+
+def _under_device(tf):
+    with v1(tf).device("/CPU:0"):
+        return tf.constant([1.0]) * 2

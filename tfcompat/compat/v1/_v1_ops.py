@@ -245,6 +245,73 @@ def _assign(method: str) -> Callable:
     return assign
 
 
+def shape(input: Any, name: Optional[str] = None, out_type: Any = None) -> Any:  # noqa: A002
+    """TF 1's `tf.shape` (`name` before `out_type`)."""
+    tf = _tf()
+    return tf.shape(input, out_type=tf.int32 if out_type is None else out_type)
+
+
+def size(input: Any, name: Optional[str] = None, out_type: Any = None) -> Any:  # noqa: A002
+    """TF 1's `tf.size` (`name` before `out_type`)."""
+    tf = _tf()
+    return tf.size(input, out_type=tf.int32 if out_type is None else out_type)
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] = None,
+        constant_values: Any = 0) -> Any:
+    """TF 1's `tf.pad` (`name` before `constant_values`)."""
+    return _tf().pad(tensor, paddings, mode=mode, constant_values=constant_values)
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> Any:
+    """TF 1's `tf.boolean_mask` (`name` before `axis`)."""
+    return _tf().boolean_mask(tensor, mask, axis=axis)
+
+
+def gather_nd(params: Any, indices: Any, name: Optional[str] = None, batch_dims: int = 0) -> Any:
+    """TF 1's `tf.gather_nd` (`name` before `batch_dims`)."""
+    return _tf().gather_nd(params, indices, batch_dims=batch_dims)
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
+         name: Optional[str] = None, keep_dims: Any = None) -> Any:
+    """TF 1's `tf.norm` (`keep_dims`)."""
+    keep = _pick(keepdims if keepdims is not None else _UNSET, keep_dims, "keepdims", "keep_dims")
+    return _tf().norm(tensor, ord=ord, axis=axis, keepdims=bool(keep))
+
+
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Any = None, batch_axis: Any = None,  # noqa: A002
+                     name: Optional[str] = None, seq_dim: Any = None, batch_dim: Any = None) -> Any:
+    """TF 1's `tf.reverse_sequence` (`seq_dim`/`batch_dim` for the axes)."""
+    seq_axis = _pick(seq_axis if seq_axis is not None else _UNSET, seq_dim, "seq_axis", "seq_dim")
+    batch_axis = _pick(batch_axis if batch_axis is not None else _UNSET, batch_dim,
+                       "batch_axis", "batch_dim")
+    return _tf().reverse_sequence(input, seq_lengths, seq_axis=seq_axis,
+                                  batch_axis=0 if batch_axis is None else batch_axis)
+
+
+def _assert(op: str, takes_y: bool = True) -> Callable:
+    def check(x: Any, y: Any, data: Any = None, summarize: Any = None, message: Any = None,
+              name: Optional[str] = None) -> None:
+        fn = getattr(_tf().debugging, op)
+        if op == "assert_rank":
+            return fn(x, y, message=message)
+        return fn(x, y, message=message, summarize=summarize)
+    check.__name__ = check.__qualname__ = op
+    check.__doc__ = (f"TF 1's `tf.{op}(x, y, data=None, summarize=None, message=None)`: "
+                     f"`tf.debugging.{op}` (eager: raises or returns None).")
+    return check
+
+
+def device(device_name_or_function: Any) -> Any:
+    """TF 1's `tf.device`: a device string as TF 2's; device functions are graph-mode."""
+    if callable(device_name_or_function):
+        raise NotImplementedError(
+            "tf.compat.v1.device(function) picks devices per graph op, which eager tfcompat "
+            "has none of: pass a device string (tf.device('/GPU:0')).")
+    return _tf().device(device_name_or_function)
+
+
 #: v1 name -> its implementation (names whose TF 1 behaviour tfcompat provides).
 OVERRIDES: dict = {
     **{n: _reduction(n) for n in _REDUCTIONS},
@@ -253,6 +320,9 @@ OVERRIDES: dict = {
     "zeros_like": zeros_like, "transpose": transpose, "gather": gather,
     "convert_to_tensor": convert_to_tensor, "constant": constant, "where": where,
     "name_scope": name_scope, "Variable": Variable, "cond": cond, "while_loop": while_loop,
+    "shape": shape, "size": size, "pad": pad, "boolean_mask": boolean_mask, "gather_nd": gather_nd,
+    "norm": norm, "reverse_sequence": reverse_sequence, "device": device,
+    **{op: _assert(op) for op in ("assert_equal", "assert_greater", "assert_less", "assert_rank")},
     "set_random_seed": set_random_seed, "multinomial": multinomial, "div": div,
     **{f"to_{n}": _cast_to(d, f"to_{n}") for n, d in (
         ("float", "float32"), ("double", "float64"), ("int32", "int32"), ("int64", "int64"),
