@@ -68,6 +68,12 @@ def hinted(op: str, x: Any, y: Any, allowed: Optional[frozenset] = None) -> tupl
     `x`'s dtype is checked against `allowed` (TF's kernel list) before `y` is
     converted.
     """
+    if type(x) is torch.Tensor and type(y) is torch.Tensor and x.dtype is y.dtype:
+        # The common case, two tensors of one dtype: nothing to convert (the per-call cost
+        # of every binary op).
+        if allowed is not None and x.dtype not in allowed:
+            check_dtype(op, x.dtype, allowed)
+        return x, y
     xt = convert_to_tensor_on(_device_of(y), x)
     if allowed is not None:
         check_dtype(op, xt.dtype, allowed)
@@ -87,6 +93,12 @@ def matched(op: str, *values: Any, allowed: Optional[frozenset] = None) -> list:
     then that dtype not in the list, then another tensor of a different
     dtype.
     """
+    if len(values) == 2:
+        x, y = values
+        if type(x) is torch.Tensor and type(y) is torch.Tensor and x.dtype is y.dtype:
+            if allowed is not None and x.dtype not in allowed:
+                check_dtype(op, x.dtype, allowed)
+            return [x, y]  # (as below, without the conversions two tensors do not need)
     items = list(values)
     dtype: Optional[torch.dtype] = None
     device: Optional[torch.device] = None

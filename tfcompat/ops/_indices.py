@@ -86,7 +86,7 @@ def all_in_range(idx: torch.Tensor, n: int) -> bool:
     if idx.numel() == 0:
         return True
     lo, hi = torch.aminmax(idx)
-    return bool(lo >= 0) and bool(hi < n)
+    return lo.item() >= 0 and hi.item() < n
 
 
 def position(shape: tuple, flat: int) -> str:

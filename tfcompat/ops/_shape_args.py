@@ -35,6 +35,10 @@ def int_values(value: Any, op: str, attr: str = "Tidx", python_dtype: Any = None
     `tf.zeros`) that is `TypeError: Cannot convert ...`; otherwise the op's
     attr check (`InvalidArgumentError: Value for attr 'Tshape' of float ...`).
     """
+    if type(value) is int:
+        return value
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return list(value)  # the common case, checked cheaply (bool is not `int` by type)
     if _is_int(value):
         return int(value) if not isinstance(value, Dimension) else _dim(value)
     if isinstance(value, TensorShape):

@@ -43,6 +43,12 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor
     t = convert_to_tensor(tensor)
     dims = int_values(shape, "Reshape", attr="Tshape")
     dims = [dims] if isinstance(dims, int) else dims
+    try:
+        # Every shape TF refuses torch refuses too, so the checks below only run to give
+        # TF's error once torch has raised (they cost more than the reshape itself).
+        return t.reshape(dims)
+    except RuntimeError:
+        pass
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
         raise invalid(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}",
@@ -54,6 +60,13 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor
         if d != -1:
             known *= d
     n = t.numel()
+    if unknown and known == 0 and n == 0:
+        # TF infers the unknown size of an empty result from the sizes that are not 0, by
+        # integer division: [0, 6] -> [0, -1, 2] is [0, 3, 2], [0, 6] -> [0, -1, 4] is
+        # [0, 1, 4], [0] -> [-1, 0] is [1, 0].
+        have = math.prod(d for d in t.shape if d != 0)
+        want = math.prod(d for d in dims if d not in (0, -1))
+        return t.reshape([have // want if d == -1 else d for d in dims])
     if unknown:
         if known == 0 or n % known:
             raise invalid(f"Input to reshape is a tensor with {n} values, but the requested shape "
@@ -74,6 +87,11 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
     else:
         order = int_values(perm, "Transpose", attr="Tperm")
         order = [order] if isinstance(order, int) else order
+        try:  # (as in reshape: what TF refuses torch refuses; the checks give TF's error)
+            out = t.permute(order)
+            return out.conj() if conjugate and out.is_complex() else out
+        except (RuntimeError, IndexError):
+            pass
         if len(order) != rank:
             raise invalid(f"transpose expects a vector of size {rank}. But input(1) is a vector of "
                           f"size {len(order)}", "Transpose")

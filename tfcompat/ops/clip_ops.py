@@ -39,6 +39,10 @@ def _like(t: Any, values: torch.Tensor) -> Any:
     return values
 
 
+_CLAMP_FAST = frozenset({torch.float32, torch.float64})
+_NUMBER = (int, float)
+
+
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
                   name: Optional[str] = None) -> Any:
     """`tf.clip_by_value`: `maximum(minimum(t, clip_value_max), clip_value_min)`.
@@ -47,6 +51,12 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
     `TypeError`) and may be tensors, but must not broadcast `t` to a bigger
     shape. On a tie with a bound the gradient passes through, as in TF.
     """
+    if (type(t) is torch.Tensor and t.dtype in _CLAMP_FAST and type(clip_value_min) in _NUMBER
+            and type(clip_value_max) in _NUMBER and clip_value_min <= clip_value_max):
+        # One kernel for the common case: with ordered Python bounds, torch's clamp is TF's
+        # maximum(minimum(t, max), min) value for value (NaN kept, bounds rounded to t's
+        # dtype), and its gradient passes on ties as TF's does.
+        return torch.clamp(t, clip_value_min, clip_value_max)
     values = _values(t)
     t_min = math_ops.minimum(values, clip_value_max)
     _check_same_shape(values, t_min)

@@ -38,6 +38,9 @@ __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidea
            "count_nonzero", "argmin", "cumprod", "accumulate_n", "approx_max_k", "approx_min_k"]
 
 
+_LOGSUMEXP_FAST = frozenset({torch.float32, torch.float64})
+
+
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                      name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.reduce_logsumexp` (also `tf.reduce_logsumexp`): `log(sum(exp(x)))` over `axis`.
@@ -46,6 +49,15 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False
     finite) is subtracted before `exp` and added back after `log`. Floating only.
     """
     x = convert_to_tensor(input_tensor)
+    if (x.dtype in _LOGSUMEXP_FAST and x.dim() > 0 and (axis is None or type(axis) is int)
+            and not x.requires_grad):
+        # torch's kernel computes TF's forward formula step for step (max, 0 where not
+        # finite, subtract, exp, sum, log, add) in one call. Its backward rounds the softmax
+        # differently from TF's, so a tensor that requires grad takes the formula below.
+        if axis is not None and not -x.dim() <= axis < x.dim():
+            reduce_max(x, axis=axis)  # TF's error for the axis
+        dims = tuple(range(x.dim())) if axis is None else axis
+        return torch.logsumexp(x, dims, keepdim=bool(keepdims))
     raw_max = reduce_max(x, axis=axis, keepdims=True)
     D.check_dtype("Exp", x.dtype, D.FLOATS | D.COMPLEX)
     my_max = torch.where(torch.isfinite(raw_max), raw_max, torch.zeros((), dtype=x.dtype,
