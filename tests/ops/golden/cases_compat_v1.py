@@ -106,3 +106,20 @@ CASES.update({
 def _under_device(tf):
     with v1(tf).device("/CPU:0"):
         return tf.constant([1.0]) * 2
+
+BN_X = (np.arange(2 * 3 * 2 * 3, dtype=np.float32).reshape(2, 3, 2, 3) / 7 - 1) ** 2
+BN_SCALE, BN_OFFSET = np.array([1.0, 2.0, 0.5], np.float32), np.array([0.0, 0.5, -1.0], np.float32)
+BN_MEAN, BN_VAR = np.array([0.5, 0.4, 0.3], np.float32), np.array([1.0, 2.0, 0.5], np.float32)
+CASES.update({
+    "fused_bn_training": lambda tf: list(v1(tf).nn.fused_batch_norm(BN_X, BN_SCALE, BN_OFFSET)),
+    "fused_bn_inference": lambda tf: list(v1(tf).nn.fused_batch_norm(
+        BN_X, BN_SCALE, BN_OFFSET, BN_MEAN, BN_VAR, is_training=False)),
+    "fused_bn_nchw_training": lambda tf: list(v1(tf).nn.fused_batch_norm(
+        BN_X.transpose(0, 3, 1, 2), BN_SCALE, BN_OFFSET, data_format="NCHW")),
+    "fused_bn_avg_factor": lambda tf: list(v1(tf).nn.fused_batch_norm(
+        BN_X, BN_SCALE, BN_OFFSET, BN_MEAN, BN_VAR, exponential_avg_factor=0.25)),
+    "fused_bn_half": lambda tf: list(v1(tf).nn.fused_batch_norm(
+        BN_X.astype(np.float16), BN_SCALE, BN_OFFSET, BN_MEAN, BN_VAR, is_training=False)),
+    "fused_bn_inference_missing_stats": lambda tf: list(v1(tf).nn.fused_batch_norm(
+        BN_X, BN_SCALE, BN_OFFSET, is_training=False)),
+})

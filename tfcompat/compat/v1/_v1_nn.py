@@ -98,7 +98,61 @@ def _labels_logits(kind: str):
     return loss
 
 
+def _normalize(x: Any, mean: Any, var: Any, offset: Any, scale: Any, epsilon: float) -> Any:
+    # TF's fused kernel's order: (x - mean) * (scale * rsqrt(var + eps)) + offset
+    import torch
+    return (x - mean) * (scale * torch.rsqrt(var + epsilon)) + offset
+
+
+def fused_batch_norm(x: Any, scale: Any, offset: Any, mean: Any = None, variance: Any = None,
+                     epsilon: float = 0.001, data_format: str = "NHWC", is_training: bool = True,
+                     name: Optional[str] = None, exponential_avg_factor: float = 1.0) -> Any:
+    """TF 1's `tf.nn.fused_batch_norm` over a 4-D `x` (NHWC or NCHW): `(y, mean, variance)`.
+
+    Training: normalizes with the batch's mean and population variance over N, H, W and
+    returns the mean and the Bessel-corrected variance (TF's kernel), blended into `mean` /
+    `variance` by `exponential_avg_factor` when it is below 1. Inference: normalizes with
+    the given `mean`/`variance` and returns them. Half-precision inputs are computed in
+    float32 and rounded, as TF's kernel does; the statistics stay float32.
+    """
+    import tfcompat as tf
+    x = tf.convert_to_tensor(x)
+    if x.dim() != 4:
+        raise ValueError(f"x must be a 4-D tensor, got shape {list(x.shape)}.")
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format must be NHWC or NCHW, got {data_format}.")
+    if data_format == "NCHW":  # TF's CPU kernel computes NCHW as NHWC (same sums, same order)
+        y, m, v = fused_batch_norm(x.permute(0, 2, 3, 1).contiguous(), scale, offset, mean, variance, epsilon,
+                                   "NHWC", is_training, name, exponential_avg_factor)
+        return y.permute(0, 3, 1, 2), m, v
+    xf = x.float() if x.dtype in (tf.float16.as_torch, tf.bfloat16.as_torch) else x
+    axes = [0, 1, 2]
+    shape = [1, 1, 1, -1]
+    scale = tf.reshape(tf.convert_to_tensor(scale, dtype_hint=tf.as_dtype(xf.dtype)), shape)
+    offset = tf.reshape(tf.convert_to_tensor(offset, dtype_hint=tf.as_dtype(xf.dtype)), shape)
+    if is_training:
+        batch_mean, batch_var = _nn().moments(xf, axes)
+        count = xf.numel() // xf.shape[3]
+        y = _normalize(xf, tf.reshape(batch_mean, shape), tf.reshape(batch_var, shape), offset,
+                       scale, epsilon)
+        out_var = batch_var * (count / max(count - 1, 1))
+        out_mean = batch_mean
+        if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
+            f = exponential_avg_factor
+            out_mean = (1 - f) * tf.convert_to_tensor(mean) + f * batch_mean
+            out_var = (1 - f) * tf.convert_to_tensor(variance) + f * out_var
+    else:
+        if mean is None or variance is None:
+            raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when "
+                             "is_training is False.")
+        out_mean, out_var = tf.convert_to_tensor(mean), tf.convert_to_tensor(variance)
+        y = _normalize(xf, tf.reshape(out_mean, shape), tf.reshape(out_var, shape), offset,
+                       scale, epsilon)
+    return y.to(x.dtype), out_mean, out_var
+
+
 OVERRIDES = {
+    "fused_batch_norm": fused_batch_norm,
     "embedding_lookup": embedding_lookup, "conv2d": conv2d, "max_pool": _pool("max_pool"),
     "avg_pool": _pool("avg_pool"), "dropout": dropout, "moments": moments,
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
