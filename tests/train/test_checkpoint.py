@@ -203,9 +203,9 @@ def test_name_based_fallback(tmp_path):
 @pytest.mark.tf_oracle
 def test_tensorflow_reads_ours_and_we_read_tensorflows(tmp_path):
     """TF restores a tfcompat checkpoint into its own Module + legacy Adam, and vice versa."""
-    tf_python = os.environ.get("TFCOMPAT_TF_PYTHON", "/work/tfenv/bin/python")
-    if not os.path.exists(tf_python):
-        pytest.skip("no TensorFlow interpreter (set TFCOMPAT_TF_PYTHON)")
+    tf_python = os.environ.get("TFCOMPAT_TF_PYTHON")
+    if not tf_python or not os.path.exists(tf_python):
+        pytest.skip("set TFCOMPAT_TF_PYTHON to a Python with tensorflow 2.21 and tf_keras 2.21")
     ours, how = programs.seq_adam(tf, tf.keras.optimizers)
     path = ours.write(str(tmp_path / "ours"))
     script = f"""
