@@ -20,25 +20,7 @@ FACTS = json.loads((HERE / "fixtures" / "object_graph" / "module.json").read_tex
 
 
 def _facts():
-    facts = {}
-    m = tf.Module()
-    facts["fresh_vars"] = sorted(vars(m))
-    m.v = tf.Variable(1.0)
-    m.l = [tf.Variable(2.0), 3, {"b": tf.Variable(4.0), "a": tf.Variable(5.0)}]
-    NT = collections.namedtuple("NT", "x y")
-    m.nt = NT(tf.Variable(6.0), tf.Variable(7.0))
-    m.t = (tf.Variable(8.0),)
-    facts["vars_after"] = sorted(vars(m))
-    facts["flatten_paths"] = [list(p) for p, _ in m._flatten(with_path=True)]
-    facts["variables_values"] = [float(v.numpy()) for v in m.variables]
-    facts["children"] = list(m._trackable_children())
-    facts["list_children"] = list(m.l._trackable_children())
-    facts["nt_children"] = list(m._lookup_dependency("nt")._trackable_children())
-    model = programs._model(tf)
-    facts["seq_variable_names"] = [v.name for v in model.variables]
-    facts["seq_submodule_names"] = [s.name for s in model.submodules]
-    facts["seq_scope_names"] = [model.name_scope.name, model.layers[0].name_scope.name]
-    return facts, m
+    return programs.module_facts(tf)
 
 
 @pytest.fixture(scope="module")
