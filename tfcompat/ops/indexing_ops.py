@@ -367,8 +367,13 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
         return torch.nonzero(c)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    c = convert_to_tensor(condition, dtype=dtypes.bool)
+    c = condition if (type(condition) is torch.Tensor and condition.dtype is torch.bool) else (
+        convert_to_tensor(condition, dtype=dtypes.bool))
     xt, yt = D.matched("SelectV2", x, y)
+    try:  # torch broadcasts the three as TF does; TF's wording comes only after a failure
+        return torch.where(c, xt, yt)
+    except RuntimeError:
+        pass
     if not D.broadcastable(c.shape, xt.shape, yt.shape):
         raise invalid(f"condition {D.fmt_shape(c.shape)}, then {D.fmt_shape(xt.shape)}, and else "
                       f"{D.fmt_shape(yt.shape)} must be broadcastable", "SelectV2")

@@ -148,6 +148,12 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         raise ValueError("Only one of transpose_a and adjoint_a (and of transpose_b and "
                          "adjoint_b) can be True.")
     at, bt = D.hinted("MatMul", a, b, allowed=D.NUMERIC)
+    if (at.dim() >= 2 and bt.dim() >= 2 and output_type is None
+            and not (transpose_a or adjoint_a or transpose_b or adjoint_b)):
+        try:  # the common call; torch refuses what TF refuses here, TF's words come below
+            return torch.matmul(at, bt)
+        except RuntimeError:
+            pass
     for i, t in enumerate((at, bt)):
         if t.dim() < 2:
             # TF's kernels word this two ways (MKL float32 vs the others); say both.
@@ -164,7 +170,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         bt = bt.conj() if adjoint_b else bt
     if at.shape[-1] != bt.shape[-2]:
         raise errors.invalid_argument(
-            f"Matrix size-incompatible: In[0]: {list(at.shape)}, In[1]: {list(bt.shape)}", "MatMul")
+            f"Matrix size-incompatible: In[0]: {D.fmt_shape(at.shape)}, In[1]: "
+            f"{D.fmt_shape(bt.shape)}", "MatMul")
     out = D.run(torch.matmul, at, bt)
     if output_type is not None:
         out = out.to(dtypes.to_torch(output_type))

@@ -73,3 +73,19 @@ CASES.update({
     "reshape_empty_floor_zero": lambda tf: tf.reshape(np.zeros([0, 2], np.float32), [0, -1, 4]),
     "reshape_empty_floor": lambda tf: tf.reshape(np.zeros([0, 7], np.float32), [0, -1, 2]),
 })
+
+M2 = np.arange(6, dtype=np.float32).reshape(2, 3)
+CASES.update({
+    "where_bool_tensor": Case(lambda tf: tf.where(tf.constant([True, False, True]), C[:3], C[3:]),
+                              ulps=0),
+    "where_broadcast_three": Case(lambda tf: tf.where(tf.constant([[True], [False]]), M2, 0.0),
+                                  ulps=0),
+    "where_not_broadcastable": lambda tf: tf.where(tf.constant([True, False]), M2, M2),
+    "matmul_plain": Case(lambda tf: tf.matmul(tf.constant(M2), tf.constant(M2.T)), ulps=0),
+    "matmul_batch_broadcast": Case(lambda tf: tf.matmul(np.stack([M2, M2 + 1]), M2.T), ulps=0),
+    "matmul_mismatch": Case(lambda tf: tf.matmul(tf.constant(M2), tf.constant(M2)),
+                            match_message=True),
+    "matmul_vector": lambda tf: tf.matmul(tf.constant(M2), tf.constant([1.0, 2.0, 3.0])),
+    "matmul_batch_mismatch": lambda tf: tf.matmul(np.zeros([2, 2, 3], np.float32),
+                                                  np.zeros([3, 3, 1], np.float32)),
+})
