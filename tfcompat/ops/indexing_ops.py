@@ -211,8 +211,9 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
 
 
 def _scatter(op: str, base: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor,
-             accumulate: bool) -> torch.Tensor:
-    """`base` with `upd` written (or added) at the index rows of `idx`; out of place."""
+             accumulate: bool = False, reduce: Optional[str] = None) -> torch.Tensor:
+    """`base` with `upd` written (or added, or with `reduce` "amin"/"amax" combined) at the
+    index rows of `idx`; out of place."""
     if idx.dim() == 0:
         raise invalid("indices must be at least a vector", op)
     k = idx.shape[-1]
@@ -238,7 +239,11 @@ def _scatter(op: str, base: torch.Tensor, idx: torch.Tensor, upd: torch.Tensor,
         # Rows TF's GPU kernel would skip land in one extra row, dropped afterwards.
         linear = torch.where(valid, linear, torch.full_like(linear, m))
         flat = torch.cat([flat, flat.new_zeros((1,) + tail)])
-    out = flat.index_put((linear,), rows, accumulate=accumulate)
+    if reduce is None:
+        out = flat.index_put((linear,), rows, accumulate=accumulate)
+    else:
+        target = linear.reshape((-1,) + (1,) * len(tail)).expand(rows.shape)
+        out = flat.scatter_reduce(0, target, rows, reduce=reduce, include_self=True)
     if valid is not None:
         out = out[:m]
     return out.reshape(shape)
@@ -427,35 +432,7 @@ def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any,
 def _scatter_extreme(op: str, tensor: Any, indices: Any, updates: Any, reduce: str) -> torch.Tensor:
     t, idx, upd = _tensor_scatter_inputs(op, tensor, indices, updates)
     _no_bool(op, t)
-    # The index and shape rules are `_scatter`'s: scatter a marker to validate, then reduce.
-    if idx.dim() == 0:
-        raise invalid("indices must be at least a vector", op)
-    k = idx.shape[-1]
-    shape = tuple(t.shape)
-    if k > len(shape):
-        raise invalid(f"indices.shape[-1] must be <= params.dims(): {k} vs. {len(shape)}", op)
-    outer, tail = tuple(idx.shape[:-1]), shape[k:]
-    if tuple(upd.shape) != outer + tail:
-        raise invalid(f"updates.shape {list(upd.shape)} must be indices.shape[:-1] + "
-                      f"shape[indices.shape[-1]:] = {list(outer + tail)} (indices.shape = "
-                      f"{list(idx.shape)}, shape = {list(shape)})", op)
-    if idx.device != t.device:
-        idx = idx.to(t.device)
-    if upd.device != t.device:
-        upd = upd.to(t.device)
-    lead = shape[:k]
-    linear, valid = _nd_rows(idx, lead, op, f"does not index into shape {D.fmt_shape(shape)}")
-    m = math.prod(lead)
-    flat = t.reshape((m,) + tail)
-    rows = upd.reshape((linear.numel(),) + tail)
-    if valid is not None:
-        linear = torch.where(valid, linear, torch.full_like(linear, m))
-        flat = torch.cat([flat, flat.new_zeros((1,) + tail)])
-    target = linear.reshape((-1,) + (1,) * len(tail)).expand(rows.shape)
-    out = flat.scatter_reduce(0, target, rows, reduce=reduce, include_self=True)
-    if valid is not None:
-        out = out[:m]
-    return out.reshape(shape)
+    return _scatter(op, t, idx, upd, reduce=reduce)
 
 
 def tensor_scatter_nd_min(tensor: Any, indices: Any, updates: Any,
