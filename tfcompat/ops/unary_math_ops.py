@@ -29,10 +29,9 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from ..framework import errors
-from ..framework.dtypes import tf_type_name
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
+from .unary_ops import make_unary as _unary, no_kernel  # noqa: F401  (no_kernel: re-exported)
 
 __all__ = [
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
@@ -42,39 +41,6 @@ __all__ = [
 
 _FLOATS_COMPLEX = D.FLOATS | D.COMPLEX
 _HALF = frozenset({torch.float16, torch.bfloat16})
-
-# TF's DataType enum names, as its NotFoundError prints them.
-_DT_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE"}
-
-
-def no_kernel(op: str, dtype: torch.dtype, tf_name: str) -> errors.NotFoundError:
-    """TF's error for an op whose attr list has `dtype` but which has no CPU kernel for it."""
-    name = tf_type_name(dtype)
-    dt = _DT_NAMES.get(name, "DT_" + name.upper())
-    return errors.NotFoundError(
-        None, None,
-        f"Could not find device for node: {{{{node {op}}}}} = {op}[T={dt}] "
-        f"(tf.math.{tf_name} has no CPU kernel for {name}: cast to a supported dtype first)")
-
-
-def _unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str,
-           not_found: frozenset = frozenset()) -> Callable:
-    """The TF op `tf_name` (kernel `op`): `fn` of its input for the dtypes in `allowed`.
-
-    Dtypes in `not_found` are in TF's attr list but have no kernel
-    (`NotFoundError`); any other dtype is an `InvalidArgumentError`.
-    """
-    def unary(x: Any, name: Optional[str] = None) -> torch.Tensor:
-        xt = convert_to_tensor(x)
-        if xt.dtype not in allowed:
-            if xt.dtype in not_found:
-                raise no_kernel(op, xt.dtype, tf_name)
-            D.check_dtype(op, xt.dtype, allowed)
-        return fn(xt)
-    unary.__name__ = unary.__qualname__ = tf_name
-    unary.__doc__ = doc
-    return unary
-
 
 def _no_gradient(fn: Callable) -> Callable:
     """`fn` whose result is cut from autograd: TF registers a `None` gradient for the op."""

@@ -7,10 +7,13 @@ kernel registers; the rest is the torch function of the same meaning.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Optional
 
 import torch
 
+from ..framework import errors
+from ..framework.dtypes import tf_type_name
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
 
@@ -19,12 +22,36 @@ __all__ = ["square", "sqrt", "rsqrt", "exp", "log", "sign", "sigmoid", "tanh"]
 _FLOATS_COMPLEX = D.FLOATS | D.COMPLEX
 
 
-def make_unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str) -> Callable:
-    """The TF op `tf_name` (kernel `op`): `fn` of its input, for the dtypes in `allowed`."""
+# TF's DataType enum names, as its NotFoundError prints them.
+_DT_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE"}
+
+
+def no_kernel(op: str, dtype: torch.dtype, tf_name: str) -> errors.NotFoundError:
+    """TF's error for an op whose attr list has `dtype` but which has no CPU kernel for it."""
+    name = tf_type_name(dtype)
+    dt = _DT_NAMES.get(name, "DT_" + name.upper())
+    return errors.NotFoundError(
+        None, None,
+        f"Could not find device for node: {{{{node {op}}}}} = {op}[T={dt}] "
+        f"(tf.math.{tf_name} has no CPU kernel for {name}: cast to a supported dtype first)")
+
+
+def make_unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str,
+               not_found: frozenset = frozenset()) -> Callable:
+    """The TF op `tf_name` (kernel `op`): `fn` of its input, for the dtypes in `allowed`.
+
+    Dtypes in `not_found` are in TF's attr list but have no kernel
+    (`NotFoundError`); any other dtype is an `InvalidArgumentError`.
+    """
     def unary(x: Any, name: Optional[str] = None) -> torch.Tensor:
         xt = convert_to_tensor(x)
-        D.check_dtype(op, xt.dtype, allowed)
+        if xt.dtype not in allowed:
+            if xt.dtype in not_found:
+                raise no_kernel(op, xt.dtype, tf_name)
+            D.check_dtype(op, xt.dtype, allowed)
         return fn(xt)
+    # (the op belongs to the module that made it, as namedtuple's classes do)
+    unary.__module__ = sys._getframe(1).f_globals.get("__name__", __name__)
     unary.__name__ = unary.__qualname__ = tf_name
     unary.__doc__ = doc
     return unary
