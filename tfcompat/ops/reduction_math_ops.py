@@ -32,7 +32,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from ._shape_args import reduction_axes, single_axis
-from .reduction_ops import _ARGMAX_OUTPUT, add_n, reduce_max, reduce_mean, reduce_sum
+from .reduction_ops import add_n, arg_extreme, reduce_max, reduce_mean, reduce_sum
 
 __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm",
            "count_nonzero", "argmin", "cumprod", "accumulate_n", "approx_max_k", "approx_min_k"]
@@ -159,24 +159,8 @@ def argmin(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noq
     all-NaN slice gives 0. `output_type` int64 by default, or int16/int32.
     bool inputs are allowed, complex ones not.
     """
-    x = convert_to_tensor(input)
-    D.check_dtype("ArgMin", x.dtype, D.REAL | {torch.bool})
-    out_dtype = dtypes.to_torch(output_type)
-    D.check_dtype("ArgMin", out_dtype, _ARGMAX_OUTPUT, attr="output_type",
-                  names=("int16", "uint16", "int32", "int64"))
-    if isinstance(axis, (list, tuple)):
-        raise TypeError("axis must be int or Tensor with integer datatype")
-    a = 0 if axis is None else single_axis(axis, "ArgMin")
-    rank = x.dim()
-    if not -rank <= a < rank:
-        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}", "ArgMin")
-    if x.shape[a] == 0:
-        raise invalid(f"Reduction axis {a % rank} is empty in shape {list(x.shape)}", "ArgMin")
-    if x.dtype is torch.bool:
-        x = x.to(torch.uint8)
-    elif x.is_floating_point():
-        x = torch.nan_to_num(x, nan=float("inf"), posinf=float("inf"), neginf=-float("inf"))
-    return torch.argmin(x, dim=a).to(out_dtype)
+    return arg_extreme("ArgMin", torch.argmin, float("inf"), D.REAL | {torch.bool}, input, axis,
+                       output_type)
 
 
 # Axes up to this length are scanned step by step in the dtype (TF's Eigen scan rounds every

@@ -163,24 +163,32 @@ def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64,  # noq
     with `>`), so an all-NaN slice gives 0. `output_type` is int64 by
     default, or int16/int32.
     """
+    return arg_extreme("ArgMax", torch.argmax, -float("inf"), _ORDERED | {torch.bool}, input,
+                       axis, output_type)
+
+
+def arg_extreme(op: str, fn: Any, nan_as: float, allowed: frozenset, input: Any, axis: Any,  # noqa: A002
+                output_type: Any) -> torch.Tensor:
+    """`tf.math.argmax`/`argmin` (kernel `op`, torch's `fn`): TF's checks, NaN read as
+    `nan_as` so it never wins, bools compared as 0/1."""
     x = convert_to_tensor(input)
-    D.check_dtype("ArgMax", x.dtype, _ORDERED | {torch.bool})
+    D.check_dtype(op, x.dtype, allowed)
     out_dtype = dtypes.to_torch(output_type)
-    D.check_dtype("ArgMax", out_dtype, _ARGMAX_OUTPUT, attr="output_type",
+    D.check_dtype(op, out_dtype, _ARGMAX_OUTPUT, attr="output_type",
                   names=("int16", "uint16", "int32", "int64"))  # TF's list (no uint16 in torch)
     if isinstance(axis, (list, tuple)):
         raise TypeError("axis must be int or Tensor with integer datatype")
-    a = 0 if axis is None else single_axis(axis, "ArgMax")
+    a = 0 if axis is None else single_axis(axis, op)
     rank = x.dim()
     if not -rank <= a < rank:
-        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}", "ArgMax")
+        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}", op)
     if x.shape[a] == 0:
-        raise invalid(f"Reduction axis {a % rank} is empty in shape {list(x.shape)}", "ArgMax")
+        raise invalid(f"Reduction axis {a % rank} is empty in shape {list(x.shape)}", op)
     if x.dtype is torch.bool:
         x = x.to(torch.uint8)
     elif x.is_floating_point():
-        x = torch.nan_to_num(x, nan=-float("inf"), posinf=float("inf"), neginf=-float("inf"))
-    return torch.argmax(x, dim=a).to(out_dtype)
+        x = torch.nan_to_num(x, nan=nan_as, posinf=float("inf"), neginf=-float("inf"))
+    return fn(x, dim=a).to(out_dtype)
 
 
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
