@@ -32,7 +32,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from ._shape_args import reduction_axes, single_axis
-from .reduction_ops import add_n, arg_extreme, reduce_max, reduce_mean, reduce_sum
+from .reduction_ops import add_n, arg_extreme, reduce_max, reduce_mean, reduce_sum, scan_axis
 
 __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm",
            "count_nonzero", "argmin", "cumprod", "accumulate_n", "approx_max_k", "approx_min_k"]
@@ -225,12 +225,7 @@ def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = Fals
     """
     xt = convert_to_tensor(x)
     D.check_dtype("Cumprod", xt.dtype, D.NUMERIC)
-    a = single_axis(axis, "Cumprod")
-    rank = xt.dim()
-    if not -rank <= a < rank:
-        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}",
-                      "Cumprod")
-    a %= rank
+    a = scan_axis(axis, xt.dim(), "Cumprod")
     if torch.is_grad_enabled() and xt.requires_grad:
         return _Cumprod.apply(xt, a, bool(exclusive), bool(reverse))
     return _scan(torch.cumprod, xt, a, bool(exclusive), bool(reverse), 1)

@@ -191,6 +191,15 @@ def arg_extreme(op: str, fn: Any, nan_as: float, allowed: frozenset, input: Any,
     return fn(x, dim=a).to(out_dtype)
 
 
+def scan_axis(axis: Any, rank: int, op: str) -> int:
+    """The scan ops' `axis` (cumsum, cumprod, cumulative_logsumexp) in `[0, rank)`, with TF's
+    error when it is out of range."""
+    a = single_axis(axis, op)
+    if not -rank <= a < rank:
+        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}", op)
+    return a % rank
+
+
 def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
            name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.cumsum`: running sum along `axis`, in the input's dtype.
@@ -201,12 +210,7 @@ def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False
     """
     xt = convert_to_tensor(x)
     D.check_dtype("Cumsum", xt.dtype, _SUMMABLE)
-    a = single_axis(axis, "Cumsum")
-    rank = xt.dim()
-    if not -rank <= a < rank:
-        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}",
-                      "Cumsum")
-    a %= rank
+    a = scan_axis(axis, xt.dim(), "Cumsum")
     if reverse:
         xt = xt.flip(a)
     out = torch.cumsum(xt, dim=a, dtype=xt.dtype)

@@ -22,6 +22,7 @@ from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
 from ._shape_args import single_axis
 from .binary_math_ops import _safe, divide_no_nan
+from .reduction_ops import scan_axis
 from .unary_math_ops import _in_float32, _tf_gradient, _unary, no_kernel
 
 __all__ = ["erfinv", "ndtri", "erfcinv", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
@@ -175,12 +176,7 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse
     """
     xt = convert_to_tensor(x)
     D.check_dtype("CumulativeLogsumexp", xt.dtype, D.FLOATS)
-    a = single_axis(axis, "CumulativeLogsumexp")
-    rank = xt.dim()
-    if not -rank <= a < rank:
-        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {a}",
-                      "CumulativeLogsumexp")
-    a %= rank
+    a = scan_axis(axis, xt.dim(), "CumulativeLogsumexp")
     if reverse:
         xt = xt.flip(a)
     out = torch.logcumsumexp(xt, a)
