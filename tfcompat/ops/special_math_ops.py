@@ -20,7 +20,6 @@ from ..framework import dtypes
 from ..framework.errors import invalid_argument as invalid
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
-from ._shape_args import single_axis
 from .binary_math_ops import _safe, divide_no_nan
 from .reduction_ops import scan_axis
 from .unary_math_ops import _in_float32, _tf_gradient, _unary, no_kernel
