@@ -26,7 +26,7 @@ transformations live in `transformations.py`, `batching.py`,
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterator, List, Optional
+from typing import Any, Callable, Iterator as _Iterator, List, Optional
 
 import numpy as np
 import torch
@@ -102,7 +102,7 @@ class Dataset:
         self._name = name
 
     # -- what subclasses provide --------------------------------------------------
-    def _iterate(self) -> Iterator[Any]:
+    def _iterate(self) -> _Iterator[Any]:
         raise NotImplementedError
 
     def _derive_spec(self, sample: bool) -> Any:

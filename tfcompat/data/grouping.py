@@ -121,7 +121,6 @@ def bucket_by_sequence_length(dataset: Dataset, element_length_func: Callable[..
         raise ValueError("bucket_boundaries must be sorted in increasing order")
 
     def bucket_of(*args: Any) -> torch.Tensor:
-        element = args[0] if len(args) == 1 else args
         length = structure.normalize_output(element_length_func(*args))
         if length.dtype != torch.int32:  # TF compares it with the boundaries as int32
             raise TypeError(f"Input 'y' of 'LessEqual' Op has type "

@@ -31,7 +31,7 @@ but not the same orders as iterating the dataset directly.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator
 
 import torch
 import torch.utils.data

@@ -57,7 +57,7 @@ import torch
 from ..framework import device as device_lib
 from ..framework.numpy_interop import to_numpy
 from ..framework.tensor_conversion import convert_to_tensor
-from ..variables.enums import VariableAggregation, VariableSynchronization
+from ..variables.enums import VariableAggregation
 from ..variables.variable import Variable
 from . import distribute_lib
 from . import values as values_lib

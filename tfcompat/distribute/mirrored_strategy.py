@@ -36,8 +36,7 @@ from ..framework import device as device_lib
 from ..framework import nest
 from ..framework import variable_protocol as protocol
 from ..framework.indexed_slices import IndexedSlices
-from ..variables.enums import (VariableAggregation, VariableSynchronization,
-                               validate_synchronization_aggregation_trainable)
+from ..variables.enums import VariableSynchronization, validate_synchronization_aggregation_trainable
 from . import cross_device_ops
 from . import distributed_variables as dv
 from . import values as values_lib

@@ -37,7 +37,6 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from ..framework import device as device_lib
 from ..framework import variable_protocol as protocol
 from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices

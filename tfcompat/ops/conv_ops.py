@@ -283,8 +283,8 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     channels, out_sizes = _output_shape(output_shape, 2, cf)
     c_in = x.shape[1] if cf else x.shape[-1]
     if w.shape[3] != c_in:
-        raise invalid(f"Conv2DCustomBackpropInput: filter and out_backprop must have the same "
-                      f"out_depth", op)
+        raise invalid("Conv2DCustomBackpropInput: filter and out_backprop must have the same "
+                      "out_depth", op)
     if channels is not None and channels != w.shape[2]:
         raise invalid(f"Conv2DCustomBackpropInput: input and filter must have the same depth: "
                       f"{channels} vs {w.shape[2]}", op)

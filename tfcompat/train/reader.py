@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import numpy as np
 
 from ..framework import errors
 from ..framework.dtypes import DType

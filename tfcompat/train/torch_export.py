@@ -36,7 +36,7 @@ import collections
 import math
 import os
 import warnings
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import torch

@@ -32,7 +32,6 @@ from . import scatter, slicing
 from .enums import (VariableAggregation, VariableSynchronization,
                     validate_synchronization_aggregation_trainable)
 from .scatter import shape_str
-from .resource import snapshot_of
 from .variable import Variable, VariableDef, slice_assigner
 
 _is_variable = protocol.is_variable
