@@ -28,7 +28,7 @@ complex_types = (int, float, complex)
 def __getattr__(name: str) -> Any:
     if name == "v2":  # the package, bound lazily: it is still importing when this module is
         return _sys.modules["tfcompat"]
-    if name in v1._v1_api.API.get("compat", {}).get("names", ()):
+    if name in v1._api().get("compat", {}).get("names", ()):
         return v1.NotBuilt(f"compat.{name}")  # TF has it; tfcompat does not build it
     raise AttributeError(f"module 'tfcompat.compat' has no attribute {name!r}")
 

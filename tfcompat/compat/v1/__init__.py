@@ -26,7 +26,12 @@ from typing import Any
 
 from . import _v1_nn, _v1_ops, logging
 from ._not_built import NotBuilt
-from ._v1_api import API
+
+
+def _api() -> dict:
+    """TF 2.21's recorded v1 names, loaded on the first v1 lookup (not at `import tfcompat`)."""
+    from ._v1_api import API
+    return API
 
 # Namespaces TF has but the recording leaves out: every attribute is a NotBuilt.
 _WHOLESALE = {"raw_ops", "keras", "layers", "lite", "mlir", "xla", "tpu", "estimator"}
@@ -64,7 +69,7 @@ def resolve(path: str, name: str) -> Any:
     full = f"{path}.{name}" if path else name
     if path in _WHOLESALE or path.split(".")[0] in _WHOLESALE:
         return NotBuilt(full)
-    api = API.get(path)
+    api = _api().get(path)
     if api is None:
         raise AttributeError(f"module 'tensorflow.compat.v1.{path}' is not recorded")
     overrides = _overrides(path)
@@ -108,7 +113,7 @@ class _V1Namespace(types.ModuleType):
         return value
 
     def __dir__(self) -> list:
-        api = API.get(self._v1_path, {"names": (), "modules": ()})
+        api = _api().get(self._v1_path, {"names": (), "modules": ()})
         return sorted(set(api["names"]) | set(api["modules"]))
 
 
@@ -131,4 +136,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list:
-    return sorted(set(API[""]["names"]) | set(API[""]["modules"]))
+    api = _api()[""]
+    return sorted(set(api["names"]) | set(api["modules"]))
