@@ -10,6 +10,9 @@ repetition, order rotating), all on the same directory:
 * tfcompat: `BundleWriter` (streams every tensor, masked CRC32C of each,
   fsync, rename: TF's atomic save) / `BundleReader.read_torch` of every key
   (bytes read straight into fresh tensors, every CRC checked);
+* Checkpoint: what users run, `tf.train.Checkpoint(variables=[...]).write`
+  / `.read(...)` of `tf.Variable`s holding the same tensors (object graph,
+  TF's keys, every value validated before any is assigned, the assigns);
 * torch:  `torch.save(state)` + fsync / `torch.load` (weights_only);
 * safetensors: `safetensors.torch.save_file` + fsync / `load_file`;
 * disk: the same number of bytes written sequentially from one buffer in
@@ -48,6 +51,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks import _cli  # noqa: E402
 from benchmarks._timing import interleaved  # noqa: E402
+import tfcompat as tf  # noqa: E402
 from tfcompat.train.format.tensor_bundle import BundleReader, BundleWriter  # noqa: E402
 
 try:
@@ -223,9 +227,25 @@ def main(argv: Optional[List[str]] = None) -> None:
             while view:
                 view = view[f.readinto(view):]
 
-    saves = {"tfcompat": save_ours, "torch": save_torch, "disk": save_disk}
+    # What users run: `tf.train.Checkpoint.write` / `.read` of variables holding the state
+    # (object graph, keys, validation of every value before any assignment, then the assigns).
+    variables = [tf.Variable(v) for v in state.values()]
+    ckpt = tf.train.Checkpoint(variables=variables)
+    ckpt_prefix = os.path.join(root, "ckpt", "ckpt")
+    paths["Checkpoint"] = [ckpt_prefix + ".index", ckpt_prefix + ".data-00000-of-00001"]
+
+    def save_checkpoint():
+        ckpt.write(ckpt_prefix)
+        # (BundleWriter fsyncs each file before its rename, as the other columns fsync)
+
+    def restore_checkpoint():
+        ckpt.read(ckpt_prefix).assert_consumed()
+
+    saves = {"tfcompat": save_ours, "Checkpoint": save_checkpoint, "torch": save_torch,
+             "disk": save_disk}
     loads = {"tfcompat": load_ours, "torch": load_torch, "disk": load_disk}
-    restores = {"tfcompat": restore_ours, "torch": restore_torch, "disk": restore_disk}
+    restores = {"tfcompat": restore_ours, "Checkpoint": restore_checkpoint, "torch": restore_torch,
+                "disk": restore_disk}
     if st is not None:
         saves["safetensors"] = save_st
         loads["safetensors"] = load_st
@@ -251,7 +271,8 @@ def main(argv: Optional[List[str]] = None) -> None:
           "warm = from the page cache, cold = evicted first")
     print(f"{'':<13}" + "".join(f"{name:>20}" for name in phases))
     for k in saves:
-        print(f"{k:<13}" + "".join(f"{t[k]:11.3f} ({gb / t[k]:5.2f})" for t in phases.values()))
+        print(f"{k:<13}" + "".join(f"{t[k]:11.3f} ({gb / t[k]:5.2f})" if k in t else f"{'-':>20}"
+                                   for t in phases.values()))
     for other in ("safetensors", "torch", "disk"):
         if other in saves:
             print(f"tfcompat throughput / {other + ':':<13}" + ", ".join(
