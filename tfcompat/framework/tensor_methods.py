@@ -42,6 +42,11 @@ import torch
 from .numpy_interop import host_array
 from .object_identity import Reference
 from .tensor_shape import TensorShape
+from . import numpy_dispatch, type_attributes
+
+# Modules adding to other torch types (or other protocol hooks of torch.Tensor), each with
+# install(), uninstall() and installed(); installed and taken back together with the methods.
+_EXTENSIONS = (numpy_dispatch, type_attributes)
 
 __all__ = ["ENVIRONMENT_VARIABLE", "install", "uninstall", "installed", "enabled_by_environment"]
 
@@ -124,6 +129,8 @@ def install() -> Dict[str, Callable]:
     """
     if _added:
         return installed()
+    for extension in _EXTENSIONS:
+        extension.install()
     tensor = torch.Tensor
     additions = {}
     torch_numpy = getattr(tensor, "numpy", None)
@@ -144,6 +151,8 @@ def uninstall() -> None:
 
     A name someone else has since replaced on `torch.Tensor` is left as it is.
     """
+    for extension in _EXTENSIONS:
+        extension.uninstall()
     tensor = torch.Tensor
     for name, (method, previous) in list(_added.items()):
         if tensor.__dict__.get(name) is method:
@@ -155,8 +164,15 @@ def uninstall() -> None:
 
 
 def installed() -> Dict[str, Callable]:
-    """The methods tfcompat has added to `torch.Tensor`, by name (empty when none)."""
-    return {name: method for name, (method, _) in _added.items()}
+    """What tfcompat has added to torch, by name (empty when none).
+
+    `torch.Tensor`'s methods under their own names (`"numpy"`); additions to
+    other torch types under a qualified name (`"torch.Size.as_list"`).
+    """
+    found = {name: method for name, (method, _) in _added.items()}
+    for extension in _EXTENSIONS:
+        found.update(extension.installed())
+    return found
 
 
 def enabled_by_environment() -> bool:
