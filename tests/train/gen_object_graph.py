@@ -2,7 +2,8 @@
 
     /work/tfenv/bin/python tests/train/gen_object_graph.py
 
-Writes tests/train/fixtures/object_graph/*.json (read by the tests without TF).
+Writes tests/train/fixtures/object_graph/*.json (read by the tests without TF);
+`gen_object_graph.py tied_restores` writes only tied_restores.json.
 """
 
 import collections
@@ -74,8 +75,17 @@ def module_facts():
     return facts
 
 
+def record_tied_restores():
+    with tempfile.TemporaryDirectory() as d:
+        tied = programs.tied_restores(tf, d)
+    (OUT / "tied_restores.json").write_text(json.dumps(tied, indent=1, sort_keys=True) + "\n")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
+    record_tied_restores()
+    if sys.argv[1:] == ["tied_restores"]:  # only this file (the others are unchanged)
+        return
     recorded = {name: record_program(name, fn) for name, fn in programs.PROGRAMS.items()}
     (OUT / "programs.json").write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
     with tempfile.TemporaryDirectory() as d:

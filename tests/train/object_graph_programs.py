@@ -180,3 +180,99 @@ def module_facts(tf):
     facts["seq_submodule_names"] = [s.name for s in model.submodules]
     facts["seq_scope_names"] = [model.name_scope.name, model.layers[0].name_scope.name]
     return facts, m
+
+
+def tied_restores(tf, directory):
+    """Restores into one variable (or module) reachable under several names of a checkpoint
+    whose names held different values (`{case: [values..., assert results...]}`): TF keeps
+    the value of the node its breadth-first walk of the file's graph reaches first, and
+    every status assertion passes. Recorded from TF by gen_object_graph.py (tied_restores.json)."""
+    import os
+    out = {}
+    values = {"embedding": [1.0, 1.0], "output_proj": [2.0, 2.0], "a": [3.0, 3.0]}
+
+    def statuses(st):
+        res = []
+        for name in ("assert_consumed", "assert_existing_objects_matched", "assert_nontrivial_match"):
+            try:
+                getattr(st, name)()
+                res.append("ok")
+            except AssertionError as e:
+                res.append(str(e))
+        return res
+
+    for order in (("embedding", "output_proj"), ("output_proj", "embedding"),
+                  ("a", "output_proj", "embedding")):
+        m = tf.Module()
+        for name in order:
+            setattr(m, name, tf.Variable(values[name]))
+        path = tf.train.Checkpoint(m=m).write(os.path.join(directory, "tied_" + "_".join(order)))
+        for restore_order in (order, tuple(reversed(order))):
+            n = tf.Module()
+            v = tf.Variable([0.0, 0.0])
+            for name in restore_order:
+                setattr(n, name, v)
+            st = tf.train.Checkpoint(m=n).read(path)
+            out["/".join(order) + " into " + "/".join(restore_order)] = \
+                [v.numpy().tolist()] + statuses(st)
+    # a shallower name wins over a deeper one, whatever the attribute order
+    m = tf.Module()
+    m.sub = tf.Module()
+    m.sub.deep = tf.Variable([5.0, 5.0])
+    m.z = tf.Variable([6.0, 6.0])
+    path = tf.train.Checkpoint(m=m).write(os.path.join(directory, "depth"))
+    n = tf.Module()
+    n.sub = tf.Module()
+    v = tf.Variable([0.0, 0.0])
+    n.sub.deep = v
+    n.z = v
+    st = tf.train.Checkpoint(m=n).read(path)
+    out["depth"] = [v.numpy().tolist()] + statuses(st)
+    # Checkpoint's keyword arguments: the file's order, not the restoring call's
+    path = tf.train.Checkpoint(a=tf.Variable([1.0, 1.0]), b=tf.Variable([2.0, 2.0])).write(
+        os.path.join(directory, "kwargs"))
+    v = tf.Variable([0.0, 0.0])
+    st = tf.train.Checkpoint(b=v, a=v).read(path)
+    out["kwargs"] = [v.numpy().tolist()] + statuses(st)
+    # one module under two names: its variables come from the first name's subtree, a
+    # variable only the second subtree has from there
+    m = tf.Module()
+    m.a = tf.Module()
+    m.a.w = tf.Variable([1.0])
+    m.b = tf.Module()
+    m.b.w = tf.Variable([2.0])
+    m.b.extra = tf.Variable([7.0])
+    path = tf.train.Checkpoint(m=m).write(os.path.join(directory, "shared_module"))
+    n = tf.Module()
+    s = tf.Module()
+    s.w = tf.Variable([0.0])
+    s.extra = tf.Variable([0.0])
+    n.b = s
+    n.a = s
+    st = tf.train.Checkpoint(m=n).read(path)
+    out["shared_module"] = [s.w.numpy().tolist(), s.extra.numpy().tolist()] + statuses(st)
+    # names that appear after the restore (deferred): the first restored keeps its value
+    path = os.path.join(directory, "tied_embedding_output_proj")
+    n = tf.Module()
+    v = tf.Variable([0.0, 0.0])
+    n.output_proj = v
+    tf.train.Checkpoint(m=n).read(path)
+    n.embedding = v
+    out["late_name"] = [v.numpy().tolist()]
+    n = tf.Module()
+    tf.train.Checkpoint(m=n).read(path)
+    v = tf.Variable([0.0, 0.0])
+    n.output_proj = v
+    n.embedding = v
+    out["both_late"] = [v.numpy().tolist()]
+    # a second restore call restores again
+    n = tf.Module()
+    v = tf.Variable([0.0, 0.0])
+    n.embedding = v
+    n.output_proj = v
+    ck = tf.train.Checkpoint(m=n)
+    ck.read(path)
+    v.assign([9.0, 9.0])
+    ck.read(path)
+    out["second_call"] = [v.numpy().tolist()]
+    return out

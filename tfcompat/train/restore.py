@@ -102,6 +102,7 @@ class _Walk:
         self.slots: List[tuple] = []         # (optimizer, variable, slot position, slot name)
         self.undo: List[Any] = []            # callables undoing bookkeeping on failure
         self.extra: tuple = (None, {})
+        self.gathered: set = set()           # ids of the objects this walk restores
 
     # -- bookkeeping that is undone on failure ---------------------------------
     def bind(self, position: "CheckpointPosition", obj: Any) -> bool:
@@ -197,9 +198,14 @@ class _Walk:
                                    slot.slot_name))
 
     def _gather(self, pos: "CheckpointPosition", obj: Any) -> None:
+        # As TF's `_single_restore`, which sets the object's update uid as it gathers: an
+        # object reached again in the same walk (one variable under two names, a module
+        # shared by two parents) keeps the value of the node that reached it first, in
+        # the breadth-first order of the file's graph.
         ck = self.checkpoint
-        if get_update_uid(obj) >= ck.restore_uid:
+        if get_update_uid(obj) >= ck.restore_uid or id(obj) in self.gathered:
             return
+        self.gathered.add(id(obj))
         saveables = saveables_of(obj)
         for attr in pos.object_proto.attributes:
             saveable = saveables.get(attr.name)
