@@ -30,7 +30,13 @@ from .ops import *  # noqa: F401,F403  (the op subset; see docs/op_coverage.md)
 Tensor = _torch.Tensor
 newaxis = None
 
-__version__ = "0.1.0"
+# TF's version attributes report the TF API level implemented (`tfcompat/version.py`);
+# tfcompat's own version is `version.TFCOMPAT_VERSION` / importlib.metadata.
+from . import version
+__version__ = version.VERSION
+__git_version__ = version.GIT_VERSION
+__compiler_version__ = version.COMPILER_VERSION
+__cxx_version__ = version._CXX_VERSION
 
 
 def executing_eagerly() -> bool:
