@@ -408,3 +408,55 @@ def test_a_damaged_object_graph_is_data_loss_and_changes_nothing(tmp_path):
         with pytest.raises(tf.errors.DataLossError, match="object graph .* is corrupted"):
             tf.train.Checkpoint(v=v).restore(str(tmp_path / name))
     assert float(v.numpy()) == 1.0
+
+
+def _slice_lies(path, key, shape):
+    """Rewrites `path`'s index so that `key` claims `shape` as one full-extent slice of one
+    element (a hostile file: the index claims more than the data file holds)."""
+    from tfcompat.train.format.protos import BundleEntryProto, TensorShapeProto, TensorSliceProto
+    from tfcompat.train.format.table import build_table, read_table
+    from tfcompat.train.format.tensor_slices import encode_tensor_name_slice
+    items = dict(read_table(open(path + ".index", "rb").read(), path))
+    bkey = key.encode()
+    old = BundleEntryProto.decode(items[bkey])
+    dims = lambda ds: TensorShapeProto(dim=[TensorShapeProto.Dim(size=d) for d in ds])  # noqa: E731
+    full = [(0, -1)] * len(shape)
+    items[bkey] = BundleEntryProto(dtype=old.dtype, shape=dims(shape), slices=[TensorSliceProto(
+        extent=[TensorSliceProto.Extent() for _ in shape])]).encode()
+    items[encode_tensor_name_slice(bkey, full)] = BundleEntryProto(
+        dtype=old.dtype, shape=dims([1] * len(shape)), offset=old.offset, size=4).encode()
+    with open(path + ".index", "wb") as f:
+        f.write(build_table(sorted(items.items())))
+
+
+def test_restore_of_a_hostile_sliced_entry_is_data_loss_and_changes_nothing(tmp_path):
+    key = "v/.ATTRIBUTES/VARIABLE_VALUE"
+    for n in (4, 4_000_000_000):
+        path = tf.train.Checkpoint(v=tf.Variable(np.arange(4, dtype=np.float32))).write(
+            str(tmp_path / f"c{n}"))
+        _slice_lies(path, key, [n])
+        v = tf.Variable(np.full(4, 9.0, np.float32))
+        other = tf.Variable(5.0)
+        expected = tf.errors.DataLossError if n == 4 else ValueError  # (TF's shape error first)
+        with pytest.raises(expected):
+            tf.train.Checkpoint(v=v, other=other).read(path)
+        assert v.numpy().tolist() == [9.0] * 4
+        with pytest.raises(tf.errors.DataLossError, match="does not match its extent"):
+            tf.train.load_checkpoint(path).get_tensor(key)
+
+
+def test_restore_of_a_hostile_slot_is_data_loss_and_changes_nothing(tmp_path):
+    # A slot's shape is not checked against its variable's (Adafactor's differ): a
+    # [4e9] claim over 4 bytes must fail in the reader, before anything is allocated.
+    v = tf.Variable([1.0, 2.0])
+    opt = tf.keras.optimizers.Adam(0.1)
+    opt.apply_gradients([(tf.constant([0.5, 0.5]), v)])
+    path = tf.train.Checkpoint(v=v, opt=opt).write(str(tmp_path / "s"))
+    slot = [k for k, _ in tf.train.list_variables(path) if "/.OPTIMIZER_SLOT/" in k and "/m/" in k][0]
+    _slice_lies(path, slot, [4_000_000_000])
+    fresh_v = tf.Variable([7.0, 7.0])
+    fresh_opt = tf.keras.optimizers.Adam(0.1)
+    with pytest.raises(tf.errors.DataLossError, match="does not match its extent"):
+        tf.train.Checkpoint(v=fresh_v, opt=fresh_opt).read(path)
+    assert fresh_v.numpy().tolist() == [7.0, 7.0]
+    assert not fresh_opt.variables()[1:]  # no slot was created

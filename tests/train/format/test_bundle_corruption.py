@@ -265,3 +265,133 @@ def test_crafted_block_restarts(tmp_path):
         f.write(table)
     with pytest.raises(DataLossError, match="restart"):
         BundleReader(prefix)
+
+
+# -- hostile sliced entries: every slice is checked before the tensor is allocated ----------
+
+def _full(dtype, n, slices=None):
+    extent = slices or [TensorSliceProto(extent=[TensorSliceProto.Extent()])]  # full extent
+    return BundleEntryProto(dtype=dtype, shape=_shape(n), slices=extent)
+
+
+def _part(dtype, shape, data, offset=0, size=None):
+    return BundleEntryProto(dtype=dtype, shape=_shape(*shape), offset=offset,
+                            size=len(data) if size is None else size,
+                            crc32c=crc32c.mask(crc32c.value(data)))
+
+
+def _slice_key(bounds):
+    from tfcompat.train.format.tensor_slices import encode_tensor_name_slice
+    return encode_tensor_name_slice(b"x", bounds)
+
+
+def _half(start, length):
+    return TensorSliceProto(extent=[TensorSliceProto.Extent(start=start, length=length)])
+
+
+FOUR = b"\x00\x01\x02\x03"
+STRING_ONE = b"\x00" + struct.pack("<I", crc32c.mask(crc32c.value(b"\x00\x00\x00\x00")))
+# {case: (index entries, data file)}: the issue's 4-byte data file under a [4e9] float and a
+# [3e8] string tensor, and the other ways a slice can claim more than the file holds.
+HOSTILE_SLICED = {
+    "float_4e9_over_4_bytes": ({b"x": _full(1, 4_000_000_000),
+                                _slice_key([(0, -1)]): _part(1, (1,), FOUR)}, FOUR),
+    "uint8_4e9_over_4_bytes": ({b"x": _full(4, 4_000_000_000),
+                                _slice_key([(0, -1)]): _part(4, (4,), FOUR)}, FOUR),
+    "float_slice_claims_its_extent": ({b"x": _full(1, 1_000_000_000),
+                                       _slice_key([(0, -1)]): _part(1, (1_000_000_000,), FOUR,
+                                                                    size=4_000_000_000)}, FOUR),
+    "string_3e8_over_5_bytes": ({b"x": _full(7, 300_000_000),
+                                 _slice_key([(0, -1)]): _part(7, (1,), STRING_ONE)}, STRING_ONE),
+    "string_slice_claims_its_extent": ({b"x": _full(7, 300_000_000),
+                                        _slice_key([(0, -1)]): _part(7, (300_000_000,), STRING_ONE)},
+                                       STRING_ONE),
+    "slice_shape_transposed": ({b"x": BundleEntryProto(dtype=1, shape=_shape(1, 2), slices=[
+        TensorSliceProto(extent=[TensorSliceProto.Extent(), TensorSliceProto.Extent()])]),
+        _slice_key([(0, -1), (0, -1)]): BundleEntryProto(
+            dtype=1, shape=_shape(2, 1), size=8, crc32c=crc32c.mask(crc32c.value(b"\x00" * 8)))},
+        b"\x00" * 8),
+    "slice_listed_twice": ({b"x": _full(1, 2, [_half(0, 1), _half(0, 1)]),
+                            _slice_key([(0, 1)]): _part(1, (1,), FOUR)}, FOUR),
+    "slices_share_bytes": ({b"x": _full(1, 2, [_half(0, 1), _half(1, 1)]),
+                            _slice_key([(0, 1)]): _part(1, (1,), FOUR),
+                            _slice_key([(1, 1)]): _part(1, (1,), FOUR)}, FOUR),
+    "slice_outside_file": ({b"x": _full(1, 2, [_half(0, 1), _half(1, 1)]),
+                            _slice_key([(0, 1)]): _part(1, (1,), FOUR),
+                            _slice_key([(1, 1)]): _part(1, (1,), FOUR, offset=4)}, FOUR),
+}
+
+
+def _hostile_raw(tmp_path, entries, data, name="hs"):
+    prefix = str(tmp_path / name)
+    header = BundleHeaderProto(num_shards=1, version=VersionDef(producer=1))
+    items = [(b"", header.encode())] + sorted((k, v.encode()) for k, v in entries.items())
+    with open(prefix + ".index", "wb") as f:
+        f.write(build_table(items))
+    with open(prefix + ".data-00000-of-00001", "wb") as f:
+        f.write(data)
+    return prefix
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_SLICED))
+def test_hostile_sliced_entries(tmp_path, case):
+    entries, data = HOSTILE_SLICED[case]
+    prefix = _hostile_raw(tmp_path, entries, data)
+    methods = ["read"] + ([] if "string" in case else ["read_torch"])
+    for method in methods:
+        with BundleReader(prefix) as r:
+            assert r.keys() == ["x"]
+            with pytest.raises(DataLossError) as e:
+                getattr(r, method)("x")
+            assert "'x'" in str(e.value) and "hs." in str(e.value)
+    reader = tf.train.load_checkpoint(prefix)
+    with pytest.raises(DataLossError):
+        reader.get_tensor("x")
+
+
+def test_sound_slices_still_read(tmp_path):
+    # the two-slice layouts above, written soundly, read back
+    data = FOUR + b"\x04\x05\x06\x07"
+    a, b = np.frombuffer(FOUR, np.float32), np.frombuffer(data[4:], np.float32)
+    prefix = _hostile_raw(tmp_path, {
+        b"x": _full(1, 2, [_half(0, 1), _half(1, 1)]),
+        _slice_key([(0, 1)]): _part(1, (1,), FOUR),
+        _slice_key([(1, 1)]): _part(1, (1,), data[4:], offset=4)}, data)
+    with BundleReader(prefix) as r:
+        assert r.read("x").tolist() == [a[0], b[0]]
+
+
+_UNDER_LIMIT = r'''
+import resource, sys
+sys.path.insert(0, {root!r})
+from tfcompat.train.format.tensor_bundle import BundleReader
+from tfcompat.framework.errors import DataLossError
+with open("/proc/self/statm") as f:
+    used = int(f.read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (512 << 20), resource.RLIM_INFINITY))
+for prefix in sys.argv[1:]:
+    with BundleReader(prefix) as r:
+        for method in ("read", "read_torch"):
+            try:
+                getattr(r, method)("x")
+            except DataLossError:
+                print("DataLossError")
+            except TypeError:
+                print("DataLossError")  # read_torch of a string tensor: not torch's
+            except MemoryError:
+                print("MemoryError")
+'''
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux's /proc")
+def test_hostile_sliced_entries_allocate_nothing_big(tmp_path):
+    # Under an address-space limit of 512 MiB beyond what is mapped, each claim (4-16 GB)
+    # would be a MemoryError if anything were allocated before the checks.
+    import subprocess
+    import sys
+    prefixes = [_hostile_raw(tmp_path, *HOSTILE_SLICED[case], name=case) for case in sorted(HOSTILE_SLICED)]
+    root = str(__import__("pathlib").Path(__file__).resolve().parents[3])
+    out = subprocess.run([sys.executable, "-c", _UNDER_LIMIT.format(root=root)] + prefixes,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["DataLossError"] * (2 * len(prefixes))

@@ -517,18 +517,48 @@ class BundleReader:
             total *= d
         if covered != total:
             raise self._loss(f"The slices cover {covered} of the tensor's {total} elements", bkey)
-        # Each slice is checked against the file before `out` (bounded by `covered`) exists.
+        # Each slice is checked against its extent, its own size and the data file before
+        # `out` exists, and no two slices may share bytes: `out` is then bounded by the
+        # data files' sizes, whatever the index claims.
         parts = []
+        seen_keys = set()
+        ranges: dict[int, list[tuple[int, int]]] = {}
         for bounds, index in slices:
             skey = encode_tensor_name_slice(bkey, bounds)
+            if skey in seen_keys:
+                raise self._loss(f"The slice {bounds} is listed twice", bkey)
+            seen_keys.add(skey)
             if skey not in self._raw:
                 raise self._loss(f"The entry of slice {bounds} is missing", bkey)
             sentry = self.entry(skey)
             if sentry.dtype != entry.dtype or sentry.slices:
                 raise self._loss("A slice's entry does not match its tensor", bkey)
-            if dtype.kind != "O":
-                self._alloc(sentry, skey, dtype)
+            extent = tuple(s.stop - s.start for s in index)
+            if self._checked_shape(sentry, skey) != extent:
+                raise self._loss(f"A slice's shape {list(self._checked_shape(sentry, skey))} does not "
+                                 f"match its extent {list(extent)}", bkey)
+            try:
+                if dtype.kind != "O":
+                    self._alloc(sentry, skey, dtype)
+                else:
+                    _, path = self._locate(sentry, skey)
+                    count = 1
+                    for d in extent:
+                        count *= d
+                    if count + 4 > sentry.size:
+                        raise self._loss(f"The string entry's size {sentry.size} cannot hold {count} "
+                                         "elements", skey, path)
+            except DataLossError as e:  # named by the tensor's key and the slice, not the slice's key
+                what, _, where = e.message.rpartition(" in checkpoint file ")
+                raise self._loss(f"Slice {bounds}: {what.split(' (key ')[0]}", bkey, where) from None
+            if sentry.size:
+                ranges.setdefault(sentry.shard_id, []).append((sentry.offset, sentry.offset + sentry.size))
             parts.append((skey, sentry, index))
+        for spans in ranges.values():
+            spans.sort()
+            for (_, end), (start, _) in zip(spans, spans[1:]):
+                if start < end:
+                    raise self._loss("Two slices' entries share bytes of the data file", bkey)
         out = np.empty(shape, dtype)
         seen = np.zeros(shape, bool)
         for skey, sentry, index in parts:
