@@ -109,6 +109,14 @@ def _is_fully_defined(self: torch.Size) -> bool:
     return True
 
 
+def _is_subtype_of(self: torch.Size, other: Any) -> bool:
+    """TF's `TensorShape.is_subtype_of` (added by tfcompat): False unless `other` is a `TensorShape`.
+
+    (TF's is a tracing-type relation: a list or a tuple is no subtype partner.)
+    """
+    return isinstance(other, TensorShape) and TensorShape(self).is_subtype_of(other)
+
+
 def _as_proto(self: torch.Size) -> Any:
     """TF's `TensorShape.as_proto()` (added by tfcompat): a `TensorShapeProto` of the dims."""
     from ..train.format.protos import shape_proto  # the checkpoint layer's proto; rarely used
@@ -118,6 +126,7 @@ def _as_proto(self: torch.Size) -> Any:
 _as_list.__name__, _as_list.__qualname__ = "as_list", "Size.as_list"
 _is_fully_defined.__name__, _is_fully_defined.__qualname__ = "is_fully_defined", "Size.is_fully_defined"
 _as_proto.__name__, _as_proto.__qualname__ = "as_proto", "Size.as_proto"
+_is_subtype_of.__name__, _is_subtype_of.__qualname__ = "is_subtype_of", "Size.is_subtype_of"
 _rank.__name__, _rank.__qualname__ = "rank", "Size.rank"
 
 _RANK = property(_rank, doc="TF's `TensorShape.rank` (added by tfcompat): the number of dims.")
@@ -126,7 +135,7 @@ _RANK = property(_rank, doc="TF's `TensorShape.rank` (added by tfcompat): the nu
 _SHAPE_METHODS = ("num_elements", "is_compatible_with", "assert_is_compatible_with",
                   "assert_is_fully_defined", "assert_has_rank", "assert_same_rank",
                   "merge_with", "concatenate", "most_specific_compatible_shape",
-                  "is_subtype_of", "with_rank", "with_rank_at_least", "with_rank_at_most")
+                  "with_rank", "with_rank_at_least", "with_rank_at_most")
 
 
 def _size_attributes() -> Dict[str, Any]:
@@ -134,6 +143,7 @@ def _size_attributes() -> Dict[str, Any]:
         "as_list": _as_list, "rank": _RANK, "ndims": _RANK,
         "dims": _shape_property("dims", "the dims as `tf.compat.v1.Dimension`s."),
         "is_fully_defined": _is_fully_defined, "as_proto": _as_proto,
+        "is_subtype_of": _is_subtype_of,
     }
     found.update((name, _shape_method(name)) for name in _SHAPE_METHODS)
     return found
@@ -165,15 +175,6 @@ def _from_tf(name: str) -> Callable[[_dtypes.DType, torch.dtype], Any]:
     return lambda tf_dtype, _: getter(tf_dtype)
 
 
-def _is_compatible_with(self: torch.dtype, other: Any) -> bool:
-    """TF's `DType.is_compatible_with` (added by tfcompat): `tf.as_dtype(d).is_compatible_with(other)`."""
-    return _tf_dtype(self, "is_compatible_with").is_compatible_with(other)
-
-
-_is_compatible_with.__name__ = "is_compatible_with"
-_is_compatible_with.__qualname__ = "dtype.is_compatible_with"
-
-
 def _dtype_attributes() -> Dict[str, Any]:
     found: Dict[str, Any] = {
         name: _dtype_property(name, _from_tf(name))
@@ -189,7 +190,9 @@ def _dtype_attributes() -> Dict[str, Any]:
         # The torch dtype (TF gives a DType; they compare equal, and torch takes this one).
         "base_dtype": _dtype_property("base_dtype", lambda _, d: d),
         "real_dtype": _dtype_property("real_dtype", lambda t, _: t.real_dtype.as_torch),
-        "is_compatible_with": _is_compatible_with,
+        # A property giving the bound method: absent (hasattr False) where the dtype has no TF one.
+        "is_compatible_with": _dtype_property("is_compatible_with",
+                                              lambda t, _: t.is_compatible_with),
     })
     return found
 
