@@ -427,11 +427,17 @@ class OwnedIterator:
 
     `next()` raises `StopIteration` at the end, `get_next()` TF's
     `OutOfRangeError`; an exhausted iterator stays exhausted.
+
+    As TF's, one iterator may be shared by threads: each element goes to
+    exactly one caller (a lock per iterator serializes the pipeline's steps;
+    re-entering the same iterator from inside its own pipeline stays Python's
+    `ValueError: generator already executing`).
     """
 
     def __init__(self, dataset: Dataset) -> None:
         self._dataset = dataset
         self._elements = dataset._iterate()
+        self._lock = threading.RLock()
 
     @property
     def element_spec(self) -> Any:
@@ -441,19 +447,23 @@ class OwnedIterator:
         return self
 
     def __next__(self) -> Any:
-        return next(self._elements)
+        with self._lock:
+            return next(self._elements)
 
     def get_next(self) -> Any:
         try:
-            return next(self._elements)
+            with self._lock:
+                return next(self._elements)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self) -> OptionalValue:
         try:
-            return OptionalValue(next(self._elements), True, self._dataset._spec_or(False))
+            with self._lock:
+                element = next(self._elements)
         except StopIteration:
             return OptionalValue(None, False, self._dataset._spec_or(False))
+        return OptionalValue(element, True, self._dataset._spec_or(False))
 
 
 Iterator = OwnedIterator
