@@ -178,6 +178,121 @@ def test_update_checkpoint_state_rules(tmp_path):
         cm.update_checkpoint_state(str(tmp_path), str(tmp_path / "checkpoint"), [])
 
 
+def _index_files(directory):
+    return [f for f in files(directory) if f.endswith(".index")]
+
+
+def test_a_tf1_saver_state_without_timestamps_is_never_swept(tmp_path):
+    # TF1's Saver (and old TF) wrote no timestamps: TF takes the last-preserved time (0 when
+    # absent) for each, which is not newer than itself, so no listed checkpoint is the
+    # manager's to delete; its own saves are swept as usual.
+    directory = fx.copy("name_based", tmp_path)
+    before = _index_files(directory)
+    assert "model.ckpt-3.index" in before
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(checkpoint, str(directory), max_to_keep=1)
+    assert manager.checkpoints == [] and manager.latest_checkpoint == str(directory / "model.ckpt-3")
+    for _ in range(3):
+        manager.save()
+    assert _index_files(directory) == sorted(before + ["ckpt-3.index"])
+    assert manager.checkpoints == [str(directory / "ckpt-3")]
+
+
+@pytest.mark.parametrize("preserved", [None, 1_500_000_000.0])
+def test_a_state_without_timestamps_lists_nothing_to_delete(tmp_path, preserved):
+    # (checked against TF 2.21: the files stay, the new state lists only the new saves)
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    for i in (1, 2, 3):
+        checkpoint.write(str(tmp_path / f"model.ckpt-{i}"))
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "model.ckpt-3"\n'
+        + "".join(f'all_model_checkpoint_paths: "model.ckpt-{i}"\n' for i in (1, 2, 3))
+        + (f"last_preserved_timestamp: {preserved}\n" if preserved else ""))
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=1)
+    assert manager.checkpoints == []
+    for _ in range(3):
+        manager.save()
+    assert _index_files(tmp_path) == ["ckpt-3.index"] + [f"model.ckpt-{i}.index" for i in (1, 2, 3)]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert list(state.all_model_checkpoint_paths) == [str(tmp_path / "ckpt-3")]
+    assert state.last_preserved_timestamp == (preserved or 0.0)
+
+
+def test_a_checkpoint_as_old_as_the_last_preserved_time_is_kept_for_good(tmp_path, monkeypatch):
+    # TF's recovery keeps only checkpoints strictly newer than last_preserved_timestamp as
+    # deletable: one stamped exactly at it is the one kept for good (pins `>`, not `>=`).
+    clock = Clock(monkeypatch, start=10_000.0)
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(1.0))
+    for i in (1, 2, 3):
+        checkpoint.write(str(tmp_path / f"ckpt-{i}"))
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "ckpt-3"\n'
+        + "".join(f'all_model_checkpoint_paths: "ckpt-{i}"\n' for i in (1, 2, 3))
+        + "".join(f"all_model_checkpoint_timestamps: {t}\n" for t in (100.0, 200.0, 300.0))
+        + "last_preserved_timestamp: 200.0\n")
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=1)
+    assert manager.checkpoints == [str(tmp_path / "ckpt-3")]
+    clock.now += 1
+    manager.save(checkpoint_number=4)
+    assert _index_files(tmp_path) == ["ckpt-1.index", "ckpt-2.index", "ckpt-4.index"]
+
+
+class _Killed(BaseException):
+    """The process dying at a point of the sweep (nothing after it runs)."""
+
+
+@pytest.mark.parametrize("max_to_keep", [1, 2, 3])
+@pytest.mark.parametrize("killed", ["before_any_removal", "after_the_data_file", "before_the_last_state"])
+def test_a_save_killed_during_its_sweep_leaves_the_new_checkpoint_named(tmp_path, monkeypatch,
+                                                                       max_to_keep, killed):
+    # The state file must name the new checkpoint before anything is deleted: killed at
+    # any point of the sweep, `latest_checkpoint` is the new, complete checkpoint, and it
+    # restores. (Writing the state only after the sweep leaves it naming the checkpoint
+    # being deleted when max_to_keep is 1.)
+    directory = str(tmp_path / "d")
+    v = tf.Variable(0.0)
+    checkpoint = tf.train.Checkpoint(v=v)
+    manager = tf.train.CheckpointManager(checkpoint, directory, max_to_keep=max_to_keep)
+    for i in range(max_to_keep):
+        v.assign(float(i + 1))
+        manager.save()
+    real_remove, real_update = cm._remove, cm.update_checkpoint_state
+    removed, updates = [], []
+
+    def dying_remove(path):
+        if len(removed) == {"before_any_removal": 0, "after_the_data_file": 1}.get(killed, 99):
+            raise _Killed(path)
+        removed.append(path)
+        real_remove(path)
+
+    def dying_update(*args, **kwargs):
+        updates.append(args)
+        if killed == "before_the_last_state" and len(updates) == 2:
+            raise _Killed("state")
+        real_update(*args, **kwargs)
+
+    monkeypatch.setattr(cm, "_remove", dying_remove)
+    monkeypatch.setattr(cm, "update_checkpoint_state", dying_update)
+    v.assign(99.0)
+    with pytest.raises(_Killed):
+        manager.save()
+    kinds = ["index" if p.endswith(".index") else "data" for p in removed]
+    assert kinds == {"before_any_removal": [], "after_the_data_file": ["data"],
+                     "before_the_last_state": ["data", "index"]}[killed]
+    new = os.path.join(directory, f"ckpt-{max_to_keep + 1}")
+    latest = tf.train.latest_checkpoint(directory)
+    assert latest == new
+    probe = tf.Variable(-1.0)
+    tf.train.Checkpoint(v=probe).restore(latest).assert_consumed()
+    assert float(probe.numpy()) == 99.0
+    # a restarted manager recovers it as its latest, and its next save sweeps as usual
+    monkeypatch.setattr(cm, "_remove", real_remove)
+    monkeypatch.setattr(cm, "update_checkpoint_state", real_update)
+    again = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(0.0)), directory,
+                                       max_to_keep=max_to_keep)
+    assert again.latest_checkpoint == new
+
+
 _KILL_DRIVER = textwrap.dedent("""
     import os, random, signal, sys, time
     import numpy as np
@@ -192,7 +307,7 @@ _KILL_DRIVER = textwrap.dedent("""
 
     def saver_process():
         # a restarted trainer: recover, then save forever (every tensor holds the save's number)
-        manager = tf.train.CheckpointManager(checkpoint, directory, max_to_keep=2)
+        manager = tf.train.CheckpointManager(checkpoint, directory, max_to_keep=int(sys.argv[2]))
         manager.restore_or_initialize()
         while True:
             counter.assign_add(1)
@@ -231,8 +346,10 @@ _KILL_DRIVER = textwrap.dedent("""
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill test forks trainers")
-def test_killed_saves_always_leave_a_complete_latest_checkpoint(tmp_path):
-    done = subprocess.run([sys.executable, "-c", _KILL_DRIVER, str(tmp_path / "ckpts")], capture_output=True,
+@pytest.mark.parametrize("max_to_keep", [1, 2])
+def test_killed_saves_always_leave_a_complete_latest_checkpoint(tmp_path, max_to_keep):
+    done = subprocess.run([sys.executable, "-c", _KILL_DRIVER, str(tmp_path / "ckpts"), str(max_to_keep)],
+                          capture_output=True,
                           text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 0, done.stderr[-3000:]
     assert "kills 20 final " in done.stdout, done.stdout

@@ -215,7 +215,10 @@ class CheckpointManager:
             [self._last_preserved_timestamp] * len(paths)
         for path, timestamp in zip(paths, timestamps):
             timestamp = min(timestamp, now)
-            # Older than the last preserved one: kept for good by an earlier manager.
+            # Not newer than the last preserved one: kept for good by an earlier manager. A
+            # state file without timestamps (TF1's Saver, old TF) gets the last-preserved time
+            # for each, so none of its checkpoints is ever swept: `>`, never `>=` (pinned by
+            # tests/train/test_checkpoint_management.py).
             if timestamp > self._last_preserved_timestamp:
                 self._maybe_delete[path] = timestamp
 
