@@ -26,11 +26,8 @@ def tensors(tf):
         "ops": a + b, "elementwise": a * b, "at": a @ b,
         "reduce_max": tf.reduce_max(c), "argmax": tf.math.argmax(c), "softmax": tf.nn.softmax(c),
         "convert": tf.convert_to_tensor([1, 2, 3]),
-        # `x.shape.as_list()` / `x.dtype.name` need TF's shape and dtype types, which torch's
-        # immutable `torch.Size` / `torch.dtype` cannot carry (docs/differences.md): the
-        # spellings below are TF's own and work on both.
-        "shape_list": x.get_shape().as_list(), "ndim": x.ndim, "size": tf.size(x),
-        "rank": tf.rank(x), "dtype": tf.as_dtype(x.dtype).name,
+        "shape_list": x.shape.as_list(), "ndim": x.ndim, "size": tf.size(x),
+        "rank": tf.rank(x), "dtype": x.dtype.name,
         "reshape": tf.reshape(x, [3, -1]), "flatten": tf.reshape(x, [-1]),
         "slice_last": x[:, :, -1], "slice_step": x[0, 1::2], "index": rank_1[1],
         "cast": tf.cast(tf.constant([2.2, 3.3, 4.4], dtype=tf.float64), dtype=tf.uint8),

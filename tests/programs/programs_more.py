@@ -29,17 +29,16 @@ def random_numbers(tf):
     state_before = tf.identity(g1.state)
     g1.normal([4])
     return {
-        "shapes": [a.shape.as_list() if hasattr(a.shape, "as_list") else list(a.shape),
-                   list(b.shape)],
-        "dtypes": [tf.as_dtype(a.dtype).name, tf.as_dtype(u.dtype).name],
+        "shapes": [a.shape.as_list(), b.shape.as_list()],
+        "dtypes": [a.dtype.name, u.dtype.name],
         "int_bounds": [bool(tf.reduce_min(u) >= 0), bool(tf.reduce_max(u) < 10)],
-        "split_count": len(new_gs), "split_scalar_shapes": [list(p.shape) for p in parts],
-        "seeds_shape": list(seeds.shape), "seeds_dtype": tf.as_dtype(seeds.dtype).name,
+        "split_count": len(new_gs), "split_scalar_shapes": [p.shape.as_list() for p in parts],
+        "seeds_shape": seeds.shape.as_list(), "seeds_dtype": seeds.dtype.name,
         "stateless_repeat": bool(tf.reduce_all(tf.equal(s, s_again))),
         "stateless_bounds": [bool(tf.reduce_min(t) >= 2.0), bool(tf.reduce_max(t) < 5.0)],
         "state_is_variable": isinstance(g1.state, tf.Variable),
         "state_advances": not bool(tf.reduce_all(tf.equal(state_before, g1.state))),
-        "state_dtype": tf.as_dtype(g1.state.dtype).name,
+        "state_dtype": g1.state.dtype.name,
     }
 
 
