@@ -307,11 +307,16 @@ class StrategyExtended:
         from ..framework import device as device_lib
         layout = dict(num_replicas_in_sync=self._container_strategy.num_replicas_in_sync,
                       local_devices=tuple(device_lib.torch_device_for(d)
-                                          for d in self.worker_devices),
+                                          for d in self._local_devices()),
                       num_workers=self._worker_count(), worker_index=self._worker_index())
         if with_flags and self._worker_count() > 1:
             layout["any_worker_has_data"] = self._any_worker_has_data
         return layout
+
+    def _local_devices(self) -> tuple:
+        """The devices of this process's replicas, in replica order (`worker_devices`, which
+        the default strategy refuses as TF does, while it has its one device)."""
+        return self.worker_devices
 
     def _worker_count(self) -> int:
         return 1
@@ -645,7 +650,7 @@ class Strategy:
         out = []
         for i in range(extended._local_replicas()):
             from ..framework import device as device_lib
-            with device_lib.device(extended.worker_devices[i]):
+            with device_lib.device(extended._local_devices()[i]):
                 out.append(value_fn(ValueContext(extended._global_replica_id(i),
                                                  self.num_replicas_in_sync)))
         return regroup(out, always_wrap=True) if len(out) > 1 else out[0]
@@ -684,8 +689,33 @@ class ValueContext:
                 f"sync: {self._num_replicas})")
 
 
+class _DefaultDistributionExtended(StrategyExtended):
+    """The default strategy's extended API: as TF's `_DefaultDistributionExtended`, it names no
+    devices (`worker_devices` and `parameter_devices` are TF's `RuntimeError`); its one
+    replica runs on the current device."""
+
+    @property
+    def worker_devices(self) -> tuple:
+        raise RuntimeError("worker_devices() method unsupported by default tf.distribute.Strategy. "
+                           "The default strategy runs on the current device: read it with "
+                           "tf.distribute.get_replica_context().devices, or create a strategy "
+                           "(tf.distribute.OneDeviceStrategy(device)) that names its devices.")
+
+    @property
+    def parameter_devices(self) -> tuple:
+        raise RuntimeError("parameter_devices() method unsupported by default "
+                           "tf.distribute.Strategy. The default strategy keeps variables on the "
+                           "current device (tf.device), as without a strategy.")
+
+    def _local_devices(self) -> tuple:
+        from ..framework import device as device_lib
+        return (device_lib.current_device(),)
+
+
 class _DefaultDistributionStrategy(Strategy):
     """The strategy in effect when none is: one replica, the default device."""
+
+    _extended_class = _DefaultDistributionExtended
 
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
