@@ -24,10 +24,13 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
 import torch
 
 from ..framework import device as device_lib
 from ..framework import nest
+from ..framework.numpy_interop import to_numpy
+from ..framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.variable_protocol import is_variable as _is_variable
 from . import distribute_lib
@@ -213,10 +216,30 @@ PerDevice = PerReplica  # the seed's name
 
 
 class Mirrored(DistributedDelegate):
-    """Values kept equal on every replica; usable directly in cross-replica context."""
+    """Values kept equal on every replica; usable directly in cross-replica context.
+
+    As TF's, it converts to its component (`tf.convert_to_tensor`, so every op
+    takes it, and `np.asarray`): what a cross-replica update of a
+    `MirroredVariable` returns (`v.assign(x)`) reads as the new value.
+    """
 
     def _get_cross_replica(self) -> Any:
         return self._get_on_device_or_primary()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = np.asarray(to_numpy(convert_to_tensor(self._get())))
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+
+def _mirrored_to_tensor(value: Mirrored, dtype: Any = None, name: Any = None,
+                        as_ref: bool = False) -> torch.Tensor:
+    """TF's `_tensor_conversion_mirrored_val`: the component here (the current replica's, or in
+    cross-replica context the one on the current device, else the primary)."""
+    return convert_to_tensor(value._get(), dtype=dtype)
+
+
+# After tf.Variable's own (priority 100): a MirroredVariable keeps converting as a variable read.
+register_tensor_conversion_function(Mirrored, _mirrored_to_tensor, priority=110)
 
 
 def is_distributed(value: Any) -> bool:
