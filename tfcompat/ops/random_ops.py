@@ -9,7 +9,12 @@ TF's rules (`tf.random.set_seed`'s documentation), kept here:
 * an op seed (with the global seed, or TF's default global seed
   87654321): the op's calls form a sequence keyed by `(op, dtype, global
   seed, op seed)`, so `uniform([2], seed=1)` twice gives two different
-  draws, and `set_seed` again restarts every sequence.
+  draws, and `set_seed` again restarts every sequence. Each device has its
+  own place in each sequence (TF keeps one kernel, and so one position in
+  its stream, per device): a call on `CPU:1` after two on `CPU:0` draws the
+  sequence's first value, so the replicas of a strategy (one device each)
+  draw the same values from a seeded op, as in TF; op seeds are per op, not
+  per replica.
 
 Each seeded draw uses a `torch.Generator` seeded from that key and the
 call's position in the sequence. TF's own random streams (Philox inside
@@ -95,9 +100,10 @@ def _generator(op: str, dtype: torch.dtype, seed: Optional[int],
     if seeds[0] is None:
         return None
     key = (op, str(dtype), seeds)
+    place = (key, device_lib.current_logical())  # the position in the sequence is per device
     with _state.lock:
-        count = _state.calls.get(key, 0)
-        _state.calls[key] = count + 1
+        count = _state.calls.get(place, 0)
+        _state.calls[place] = count + 1
     digest = hashlib.blake2b(repr((key, count)).encode(), digest_size=8).digest()
     g = torch.Generator(device=device)
     g.manual_seed(int.from_bytes(digest, "little") & (2 ** 63 - 1))
