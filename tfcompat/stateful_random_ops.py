@@ -16,6 +16,24 @@ the same numbers. tfcompat keeps that contract with its own stream:
   colocates a generator's draws with its state), a torch generator made
   there per draw.
 
+Under a `tf.distribute` strategy (TF 2.21's rules, its random-numbers guide,
+"Interaction with tf.distribute"): a generator made in `strategy.scope()`
+has a `MirroredVariable` state (aggregation NONE, as TF's). A draw inside
+`strategy.run` reads and advances only the replica's own component, as TF's
+`rng_read_and_skip` on the replica's handle does (no aggregation: replicas
+that draw alike keep equal components), and its stream is keyed by the
+replica id as well (TF hashes the key with `replica_id_in_sync_group`), so
+each replica gets its own stream, deterministic for a seed. A draw in
+cross-replica context advances every component and is not keyed by a
+replica: it is the stream of the same generator made outside any strategy.
+Saving writes the primary's state and restoring sets every component, so a
+restored generator replays each replica's stream, also under a strategy with
+another number of replicas (replica ids present in both). A generator made
+outside every strategy and drawn from inside `strategy.run` is one state
+the replicas advance in turn (each draw its own numbers). One made under one
+strategy cannot draw under another (TF's RuntimeError "Mixing different
+tf.distribute.Strategy objects").
+
 This module sits above `ops` because it builds a `tf.Variable`.
 """
 
@@ -28,8 +46,10 @@ from typing import Any, Optional
 
 import torch
 
+from .distribute import distribute_lib
 from .framework import device as device_lib
 from .framework import dtypes
+from .framework import variable_protocol
 from .framework.errors import invalid_argument
 from .framework.tensor_conversion import convert_to_tensor
 from .ops import _dispatch as D
@@ -95,6 +115,9 @@ class Generator(AutoTrackable):
     def __init__(self, copy_from: Optional["Generator"] = None, state: Any = None,
                  alg: Any = None) -> None:
         self._lock = threading.Lock()  # not trackable: a plain attribute
+        # As TF: the strategy in scope at creation decides how replicas draw (module doc).
+        self._distribution_strategy = distribute_lib.get_strategy() \
+            if distribute_lib.has_strategy() else None
         # TF colocates a generator's draws with its state: the device current at creation
         self._logical = copy_from._logical if copy_from is not None else \
             device_lib.current_logical()
@@ -162,12 +185,49 @@ class Generator(AutoTrackable):
         c = convert_to_tensor(counter, dtype=dtypes.int64).reshape(-1)
         self.reset(torch.cat([c, convert_to_tensor(key, dtype=dtypes.int64).reshape(-1)]))
 
+    def _replica(self) -> Optional[tuple]:
+        """`(replica id in sync, the state's component it reads and advances)` for a draw in
+        replica context of the generator's strategy; None for the whole state (no strategy, or
+        cross-replica context). Another strategy's scope is TF's `RuntimeError`."""
+        strategy = self._distribution_strategy
+        if strategy is None:
+            return None
+        ctx = distribute_lib.get_replica_context()
+        if ctx is not None and ctx._is_default:
+            return None  # outside every scope: TF enters the generator's strategy (cross-replica)
+        current = ctx.strategy if ctx is not None else distribute_lib.get_strategy()
+        if current is not strategy:
+            raise RuntimeError(f"Mixing different tf.distribute.Strategy objects: {current} is "
+                               f"not {strategy}: a tf.random.Generator draws under the strategy "
+                               "it was created in (or outside every strategy scope).")
+        if ctx is None:
+            return None
+        components = variable_protocol.update_components(self._state_var)
+        if len(components) == 1:  # one state for all replicas (central storage, one device)
+            return ctx._replica_id, components[0]
+        return ctx._replica_id, components[ctx._local_replica_id]
+
+    def _advance(self, delta: int) -> tuple:
+        """Advance the state by `delta` draws; `(the state before, replica id or None)`."""
+        replica = self._replica()
+        target = self._state_var if replica is None else replica[1]
+        with self._lock:
+            values = target.read_value().tolist()  # a host tensor: no device sync
+            target.assign_add(self._one_step() * int(delta), read_value=False)
+        return values, None if replica is None else replica[0]
+
+    def _draw_device(self) -> torch.device:
+        """Where the numbers are drawn: with the state (in a replica, its component's device)."""
+        replica = self._replica()
+        return self._device if replica is None else replica[1]._torch_device()
+
     def _next(self, kind: str, device: torch.device) -> torch.Generator:
         """A torch generator for one draw, and the state advanced past it (host only)."""
-        with self._lock:
-            values = self._state_var.read_value().tolist()  # a host tensor: no device sync
-            self._state_var.assign_add(self._one_step(), read_value=False)
-        return generator_for(("Generator", self._alg, tuple(values), kind), device)
+        values, replica_id = self._advance(1)
+        key = ("Generator", self._alg, tuple(values), kind)
+        if replica_id is not None:  # TF: key = hash(key, replica id)
+            key += ("replica", int(replica_id))
+        return generator_for(key, device)
 
     def _one_step(self) -> torch.Tensor:
         step = self.__dict__.get("_step")
@@ -179,10 +239,8 @@ class Generator(AutoTrackable):
 
     def skip(self, delta: Any) -> torch.Tensor:
         """Advance the state as `delta` draws would; returns the old state."""
-        with self._lock:
-            old = self._state_var.read_value()
-            self._state_var.assign_add(self._one_step() * int(delta), read_value=False)
-        return old
+        values, _ = self._advance(int(delta))
+        return torch.tensor(values, dtype=torch.int64)
 
     def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
                dtype: Any = dtypes.float32, name: Optional[str] = None) -> torch.Tensor:
@@ -190,7 +248,7 @@ class Generator(AutoTrackable):
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatefulStandardNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatefulStandardNormalV2", dt, mean, stddev)
-        device = self._device
+        device = self._draw_device()
         g = self._next("normal", device)
         z = torch.randn(dims, dtype=dt.as_torch, device=device, generator=g)
         return random_ops._scale_shift(z, mu, sigma)
@@ -201,7 +259,7 @@ class Generator(AutoTrackable):
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatelessTruncatedNormalV2", attr="T")
         mu, sigma = random_ops._float_params("StatelessTruncatedNormalV2", dt, mean, stddev)
-        device = self._device
+        device = self._draw_device()
         z = truncated_standard(dims, dt, device, self._next("truncated", device))
         return random_ops._scale_shift(z, mu, sigma)
 
@@ -219,7 +277,7 @@ class Generator(AutoTrackable):
             raise ValueError("Attempt to convert a value (None) with an unsupported type "
                              "(<class 'NoneType'>) to a Tensor.")
         dims = random_shape(shape, "StatefulUniform", attr="T")
-        device = self._device
+        device = self._draw_device()
         if dt.is_integer:
             low = random_ops._int_bound("minval", minval, dt)
             high = random_ops._int_bound("maxval", maxval, dt)
@@ -243,7 +301,7 @@ class Generator(AutoTrackable):
         D.check_dtype("StatefulUniformFullInt", dt.as_torch, D.INT32_64, attr="dtype",
                       names=["int32", "int64", "uint32", "uint64"])
         dims = random_shape(shape, "StatefulUniformFullInt", attr="T")
-        device = self._device
+        device = self._draw_device()
         return full_int(dims, dt, device, self._next("full_int", device))
 
     def binomial(self, shape: Any, counts: Any, probs: Any, dtype: Any = dtypes.int32,
@@ -251,7 +309,7 @@ class Generator(AutoTrackable):
         """Binomial(counts, probs) draws of `shape` (counts/probs broadcast to it)."""
         dt = dtypes.as_dtype(dtype)
         dims = random_shape(shape, "StatelessRandomBinomial", attr="T")
-        device = self._device
+        device = self._draw_device()
         c = convert_to_tensor(counts).to(device=device, dtype=torch.float32).expand(dims)
         p = convert_to_tensor(probs).to(device=device, dtype=torch.float32).expand(dims)
         g = self._next("binomial", device)
@@ -265,7 +323,7 @@ class Generator(AutoTrackable):
 
     def make_seeds(self, count: int = 1) -> torch.Tensor:
         """`[2, count]` int64 seeds for the stateless ops."""
-        device = self._device
+        device = self._draw_device()
         return full_int((2, int(count)), dtypes.int64, device, self._next("seeds", device))
 
     def split(self, count: int = 1) -> list:

@@ -156,7 +156,7 @@ def test_generator_reads_only_its_host_state():
     with host_syncs() as log:
         g.normal([3])
         g.uniform([2], 0, 4, dtype=tf.int64)
-    assert [s.location.split(" in ")[-1] for s in log] == ["_next", "_next"]
+    assert [s.location.split(" in ")[-1] for s in log] == ["_advance", "_advance"]  # the state read, one per draw
 
 
 def test_stateless_gamma_poisson_binomial_moments_and_determinism():
