@@ -51,7 +51,7 @@ CASES.update({
     "nn_dropout_keep_1": lambda tf: v1(tf).nn.dropout(LOGITS, keep_prob=1.0),
     "nn_dropout_both": lambda tf: v1(tf).nn.dropout(LOGITS, keep_prob=0.5, rate=0.5),
     "nn_moments_keep_dims": lambda tf: list(v1(tf).nn.moments(LOGITS, [0], keep_dims=True)),
-    "nn_softmax_dim": lambda tf: v1(tf).nn.softmax(LOGITS, dim=0),
+    "nn_softmax_dim": Case(lambda tf: v1(tf).nn.softmax(LOGITS, dim=0), n=2 + 1),  # a sum of 2
     "nn_log_softmax": lambda tf: v1(tf).nn.log_softmax(LOGITS),
     "nn_xent_v2_dim": lambda tf: v1(tf).nn.softmax_cross_entropy_with_logits_v2(LABELS, LOGITS, dim=-1),
     "nn_xent_v1": lambda tf: v1(tf).nn.softmax_cross_entropy_with_logits(labels=LABELS, logits=LOGITS),

@@ -42,11 +42,14 @@ CASES = {
     "lse_int_error": lambda tf: tf.math.reduce_logsumexp([1, 2]),
     "lse_bad_axis": lambda tf: tf.math.reduce_logsumexp(M, axis=2),
     # variance / std
-    "var_all": lambda tf: tf.math.reduce_variance(X),
-    "var_axis": lambda tf: tf.math.reduce_variance(X, axis=1),
-    "var_axes_keepdims": lambda tf: tf.math.reduce_variance(X, axis=[0, 2], keepdims=True),
-    "std_axis": lambda tf: tf.math.reduce_std(X, axis=-1),
-    "std_f64": lambda tf: tf.math.reduce_std(X.astype(np.float64), axis=0),
+    # two passes over k terms (the mean, then the mean of squared deviations): the reduction
+    # bound with n = 2k + 3 (harness.py's error model); the squares have one sign
+    "var_all": Case(lambda tf: tf.math.reduce_variance(X), n=2 * 60 + 3),
+    "var_axis": Case(lambda tf: tf.math.reduce_variance(X, axis=1), n=2 * 4 + 3),
+    "var_axes_keepdims": Case(lambda tf: tf.math.reduce_variance(X, axis=[0, 2], keepdims=True),
+                              n=2 * 15 + 3),
+    "std_axis": Case(lambda tf: tf.math.reduce_std(X, axis=-1), n=2 * 5 + 4),
+    "std_f64": Case(lambda tf: tf.math.reduce_std(X.astype(np.float64), axis=0), n=2 * 3 + 4),
     "var_f16": lambda tf: tf.math.reduce_variance(X.astype(np.float16), axis=2),
     "std_complex": lambda tf: tf.math.reduce_std(np.array([1 + 1j, 2 - 1j, -1j], np.complex64)),
     "var_int_error": lambda tf: tf.math.reduce_variance([1, 2, 3]),
@@ -255,6 +258,17 @@ for _fn in _UNSORTED:
     for _kind, _args in _UNSORTED_INPUTS.items():
         CASES[f"{_fn}_{_kind}"] = (lambda f, a: Case(lambda tf: getattr(tf.math, f)(*a(tf)),
                                                      ulps=0))(_fn, _args)
+# ... except f64_2d, whose segments gather up to 4 terms: their sum (and product) depends on
+# the order the kernel adds them in (vector width, threads), so the reduction bound of the
+# harness's error model applies: n roundings (3 additions, then mean's division, sqrt_n's
+# sqrt and division), S the same op on |data|.
+_F64_2D_ROUNDINGS = {"unsorted_segment_sum": 3, "unsorted_segment_mean": 4,
+                     "unsorted_segment_sqrt_n": 5, "unsorted_segment_prod": 3}
+for _fn, _n in _F64_2D_ROUNDINGS.items():
+    _ids = [[0, 1, 1, -1], [2, 0, 1, 1], [3, 3, 0, 0]]
+    CASES[f"{_fn}_f64_2d"] = (lambda f, n: Case(
+        lambda tf: getattr(tf.math, f)(X.astype(np.float64), _ids, 5), ulps=0, n=n,
+        terms=lambda tf: getattr(tf.math, f)(np.abs(X).astype(np.float64), _ids, 5)))(_fn, _n)
 
 V = np.array([[0.5, -1.0, 2.0], [1.5, 3.0, -0.25]], np.float32)
 GRADIENTS = {

@@ -54,8 +54,9 @@ CASES.update({
     # (complex results compared as their real and imaginary parts)
     "silu_complex": lambda tf: _parts(tf, tf.nn.silu(np.array([1 + 1j, -2 + 0.5j], np.complex64))),
     "swish": lambda tf: tf.nn.swish(X),
-    "softmax_axis0": lambda tf: tf.nn.softmax(B, axis=0),
-    "softmax_axis1_f16": lambda tf: tf.nn.softmax(B16, axis=1),
+    # softmax: exp (ulps), then a sum of k positive terms and a division (n = k + 1)
+    "softmax_axis0": Case(lambda tf: tf.nn.softmax(B, axis=0), n=4 + 1),
+    "softmax_axis1_f16": Case(lambda tf: tf.nn.softmax(B16, axis=1), n=3 + 1),
     "log_softmax_axis1": lambda tf: tf.nn.log_softmax(B, axis=1),
     "log_softmax_f64": lambda tf: tf.nn.log_softmax(B64),
     "log_softmax_int": lambda tf: tf.nn.log_softmax([1, 2]),
@@ -70,7 +71,8 @@ CASES.update({
     "moments_empty_axes": lambda tf: tf.nn.moments(B[:1], []),
     "moments_bad_axis": lambda tf: tf.nn.moments(B, [3]),
     "moments_variable": lambda tf: tf.nn.moments(tf.Variable(B), [1]),
-    "weighted_moments": lambda tf: tf.nn.weighted_moments(B, [0, 2], W3),
+    "weighted_moments": Case(lambda tf: tf.nn.weighted_moments(B, [0, 2], W3),  # 20 terms
+                             n=2 * 20 + 4),
     "weighted_moments_keepdims": lambda tf: tf.nn.weighted_moments(B, [1], W3, keepdims=True),
     "weighted_moments_zero_weight": lambda tf: tf.nn.weighted_moments(B, [0], np.zeros((1, 3, 5),
                                                                                        np.float32)),
@@ -142,8 +144,11 @@ GRADIENTS = {
         [B, B[0, 0], np.abs(B[1, 1]), B[2, 2], B[3, 0]], atol=2e-5),
     "l2_normalize": Grad(lambda tf, x: tf.reduce_sum(tf.multiply(tf.nn.l2_normalize(x, 1), B[0])),
                          [B], atol=ACT_ATOL),
+    # B - softmax(x) * sum(B, 0): the sum of 4 cancels, S = |B| + softmax(x) * sum(|B|, 0)
     "log_softmax_axis0": Grad(lambda tf, x: tf.reduce_sum(tf.multiply(tf.nn.log_softmax(x, 0), B)),
-                              [B[::-1].copy()]),
+                              [B[::-1].copy()], n=4 + 3, terms=lambda tf: [
+                                  np.abs(B) + tf.nn.softmax(B[::-1].copy(), 0).numpy()
+                                  * np.abs(B).sum(0)]),
 }
 
 # -- embedding_lookup (TF 2: "div" partitions; compat.v1's "mod" is tested in test_nn_ext.py)
@@ -187,8 +192,9 @@ _SAMPLED = (np.array([5, 0, 7, 3], np.int64), np.array([[0.3], [0.1], [0.6]], np
             np.array([0.2, 0.6, 0.1, 0.25], np.float32))
 _SAMPLED2 = (_SAMPLED[0], np.full((3, 2), 0.3, np.float32), _SAMPLED[2])
 CASES.update({
-    "sampled_softmax_loss": lambda tf: tf.nn.sampled_softmax_loss(
-        _SW, _SB, _SL, _SX, 4, 10, sampled_values=_SAMPLED),
+    # 4-wide logits, a logsumexp over 5 classes: n = 4 + 1 + 5 + 2 (harness.py's error model)
+    "sampled_softmax_loss": Case(lambda tf: tf.nn.sampled_softmax_loss(
+        _SW, _SB, _SL, _SX, 4, 10, sampled_values=_SAMPLED), n=12),
     "sampled_softmax_loss_keep_hits": lambda tf: tf.nn.sampled_softmax_loss(
         _SW, _SB, _SL, _SX, 4, 10, sampled_values=_SAMPLED, remove_accidental_hits=False),
     "sampled_softmax_loss_num_true_2": lambda tf: tf.nn.sampled_softmax_loss(
