@@ -161,6 +161,12 @@ def run(fn: Any, *tensors: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         raise errors.invalid_argument(message) from None
 
 
+def reduce_to(g: torch.Tensor, shape: torch.Size) -> torch.Tensor:
+    """A gradient of a broadcast result summed back to an input's `shape` (TF's
+    `_ReduceGradientArgs`)."""
+    return g if g.shape == shape else g.sum_to_size(shape)
+
+
 def broadcastable(*shapes: Sequence[int]) -> bool:
     """Whether the shapes broadcast together (trailing dims equal or 1)."""
     for dims in itertools.zip_longest(*(reversed(tuple(s)) for s in shapes), fillvalue=1):

@@ -52,7 +52,7 @@ class _Atan2(torch.autograd.Function):
     def backward(ctx: Any, grad: torch.Tensor) -> tuple:
         y, x = ctx.saved_tensors
         grad_inv = grad / (torch.square(x) + torch.square(y))
-        return _reduce_to(x * grad_inv, y.shape), _reduce_to(-y * grad_inv, x.shape)
+        return D.reduce_to(x * grad_inv, y.shape), D.reduce_to(-y * grad_inv, x.shape)
 
 
 def atan2(y: Any, x: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -188,11 +188,6 @@ def _mul_no_nan_value(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return _where_zero(torch.eq(y, 0), torch.mul(x, y))
 
 
-def _reduce_to(g: torch.Tensor, shape: torch.Size) -> torch.Tensor:
-    """Undo broadcasting, as TF's `_ReduceGradientArgs`."""
-    return g if g.shape == shape else g.sum_to_size(shape)
-
-
 class _SafeBinary(torch.autograd.Function):
     """A NaN-safe binary op (`kind`) with TF's registered gradient."""
 
@@ -222,7 +217,7 @@ class _SafeBinary(torch.autograd.Function):
             gy = grad * _div_no_nan_value(_div_no_nan_value(-cx, cy), cy)
         else:  # mul_no_nan; TF: mul_no_nan(g, y), mul_no_nan(x, g)
             gx, gy = _mul_no_nan_value(grad, y), _mul_no_nan_value(x, grad)
-        return _reduce_to(gx, x.shape), _reduce_to(gy, y.shape), None
+        return D.reduce_to(gx, x.shape), D.reduce_to(gy, y.shape), None
 
 
 _VALUES = {"xlogy": _xlogy_value, "xlog1py": _xlog1py_value, "xdivy": _xdivy_value,

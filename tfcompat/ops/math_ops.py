@@ -100,8 +100,8 @@ def _check_int_divisor(op: str, y: Any, yt: torch.Tensor) -> None:
 def floordiv(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.floordiv`: rounds toward -inf; on floats `floor(x / y)` as TF's kernel."""
     xt, yt = D.matched("FloorDiv", x, y, allowed=D.REAL)
-    if xt.dtype in D.FLOATS:
-        return torch.floor(D.run(torch.div, xt, yt))
+    if xt.dtype in D.FLOATS:  # TF registers a None gradient: the result is not on the tape
+        return torch.floor(D.run(torch.div, xt, yt)).detach()
     _check_int_divisor("FloorDiv", y, yt)
     return D.run(torch.div, xt, yt, rounding_mode="floor")
 
@@ -120,10 +120,36 @@ def floormod(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
 mod = floormod
 
 
+class _Pow(torch.autograd.Function):
+    """`torch.pow` with TF's gradient: `g * y * x^(y-1)` for `x` (unmasked: NaN at `x = y = 0`,
+    where torch's is 0), and `g * z * log(x)` for `y` with `log(x)` taken as 0 where `x <= 0`
+    (torch's is NaN for a negative base, -inf at 0 with a negative power)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        z = torch.pow(x, y)
+        ctx.save_for_backward(x, y, z)
+        return z
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        x, y, z = ctx.saved_tensors
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            gx = D.reduce_to(grad * y.conj() * torch.pow(x.conj(), y.conj() - 1), x.shape)
+        if ctx.needs_input_grad[1]:
+            mask = x != 0 if x.is_complex() else x.real > 0
+            log_x = torch.where(mask, torch.log(torch.where(mask, x, torch.ones_like(x))),
+                                torch.zeros_like(x)).conj()
+            gy = D.reduce_to(grad * z.conj() * log_x, y.shape)
+        return gx, gy
+
+
 def pow(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A001 - TF name
     """`tf.math.pow`: `x ** y`; integers to negative integer powers are an error.
 
-    (Checked on the host only, as TF's CPU kernel: see `_check_int_divisor`.)
+    (Checked on the host only, as TF's CPU kernel: see `_check_int_divisor`.) The
+    gradient is TF's (`_Pow`).
     """
     xt, yt = D.matched("Pow", x, y, allowed=D.SIGNED)  # TF has no unsigned Pow kernel
     if xt.dtype in D.INTS:
@@ -131,6 +157,13 @@ def pow(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A0
         if negative:
             raise errors.invalid_argument("Integers to negative integer powers are not allowed",
                                           "Pow")
+    elif torch.is_grad_enabled() and (xt.requires_grad or yt.requires_grad):
+        if xt.device != yt.device:
+            xt, yt = D.same_device((xt, yt))
+        if xt.shape != yt.shape and not D.broadcastable(xt.shape, yt.shape):
+            raise errors.invalid_argument(
+                f"Incompatible shapes: {D.fmt_shape(xt.shape)} vs. {D.fmt_shape(yt.shape)}", "Pow")
+        return _Pow.apply(xt, yt)
     return D.run(torch.pow, xt, yt)
 
 

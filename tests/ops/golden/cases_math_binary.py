@@ -171,4 +171,17 @@ GRADIENTS = {
     "multiply_no_nan_special": Grad(lambda tf, x, y: tf.reduce_sum(
         tf.math.multiply_no_nan(x, y)), [SX, SY], ulps=0),
     "polyval": Grad(lambda tf, x: tf.reduce_sum(tf.math.polyval([1.5, -2.0, 0.25, 3.0], x)), [A]),
+    # Pow: TF's gradient, log(x) taken as 0 for x <= 0 (torch's: NaN, -inf), unmasked
+    # y * x^(y-1) (NaN at x = y = 0, torch's 0)
+    "pow_special": Grad(lambda tf, x, y: tf.reduce_sum(tf.pow(x, y)), [SX, SY]),
+    "pow_broadcast": Grad(lambda tf, x, y: tf.reduce_sum(tf.pow(x, y)),
+                          [np.abs(A), np.array([0.0, 1.0, -2.0, 0.5], np.float32)]),
+    "pow_f64_negative_base": Grad(lambda tf, x, y: tf.reduce_sum(tf.pow(x, y)),
+                                  [np.array([-1.5, 0.0, 0.0, 2.0]), np.array([3.0, -2.0, 0.0, 0.5])]),
+    "pow_f16": Grad(lambda tf, x, y: tf.reduce_sum(tf.pow(x, y)),
+                    [np.abs(A).astype(np.float16), B.astype(np.float16)]),
+    # FloorDiv: TF registers a None gradient (no contribution), not torch's floor's zeros
+    "floordiv_float": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.floordiv(x, y) + x), [A, B]),
+    "floordiv_only": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.floordiv(x, y)), [A, B]),
+    "floormod": Grad(lambda tf, x, y: tf.reduce_sum(tf.math.floormod(x, y)), [A, B]),
 }
