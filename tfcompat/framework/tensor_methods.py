@@ -19,12 +19,19 @@ and break `torch.compile`), so these are added to `torch.Tensor` itself:
 * `ref()` and `experimental_ref()`: a hashable `Reference` with `deref()`,
   hashed and compared by identity, as TF's.
 
-Nothing else is touched: no dunder method, and no method torch defines is
-replaced except `numpy`, which is wrapped (and only on the paths where torch
-raises). A torch that defines `get_shape`, `ref` or `experimental_ref` keeps
-its own. `t.dtype.name` and `t.shape.as_list()` cannot be added (`torch.dtype`
-and `torch.Size` are immutable C types): use `tf.as_dtype(t.dtype).name` and
-`t.get_shape().as_list()` (or `tf.TensorShape(t.shape).as_list()`).
+Two protocol hooks torch lacks come from `numpy_dispatch`: `__array_ufunc__`
+and `__array_function__`, so that `tensor - ndarray` and `ndarray - tensor`
+are TF's ops on the tape and `np.mean(t, axis=0)` is NumPy's value (plain
+torch's result is kept wherever plain torch succeeds). TF's attributes of a
+tensor's `shape`, `dtype` and `device` (`t.shape.as_list()`, `t.dtype.name`,
+`t.device.endswith("CPU:0")`) come from `type_attributes`, added to
+`torch.Size`, `torch.dtype` and `torch.device` where torch has no attribute
+of that name.
+
+Nothing else is touched: no other dunder method, and no method torch
+defines is replaced except `numpy`, which is wrapped (and only on the paths
+where torch raises). A torch that defines `get_shape`, `ref` or
+`experimental_ref` (or either NumPy hook) keeps its own.
 
 Importing this module (which `import tfcompat` does) installs the additions,
 unless the environment sets `TFCOMPAT_TENSOR_METHODS=0` (or `false`, `off`,
@@ -84,6 +91,7 @@ def _numpy_method(torch_numpy: Callable) -> Callable:
         except (RuntimeError, TypeError):
             if not _refused_only_by_torch(self):
                 raise
+        numpy_dispatch.note_detached_conversion()
         return host_array(self)
 
     numpy.__qualname__ = "Tensor.numpy"
@@ -127,10 +135,10 @@ def install() -> Dict[str, Callable]:
     `numpy` wraps whatever `torch.Tensor.numpy` is at this moment; the other
     methods are added only where `torch.Tensor` has no attribute of that name.
     """
+    for extension in _EXTENSIONS:  # (each idempotent: one taken back alone comes back)
+        extension.install()
     if _added:
         return installed()
-    for extension in _EXTENSIONS:
-        extension.install()
     tensor = torch.Tensor
     additions = {}
     torch_numpy = getattr(tensor, "numpy", None)

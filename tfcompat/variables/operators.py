@@ -1,11 +1,14 @@
 """TF's binary operators for variables, both sides, from one table.
 
 `variable <op> x` (the dunders installed on `Variable`), `x <op> variable`
-(the reflected dunders) and `tensor <op> variable` (which torch routes to
-`Variable.__torch_function__` as `Tensor.add`, `Tensor.mul`, ...) all follow
-TF's rules: no dtype promotion, Python values converted to the variable's
-dtype, `int / int` is float64. Each row of `OPERATORS` names the TF op once;
-the three entry points are generated from it, so they cannot drift apart.
+(the reflected dunders), `tensor <op> variable` (which torch routes to
+`Variable.__torch_function__` as `Tensor.add`, `Tensor.mul`, ...) and
+`tensor <op> ndarray` / `ndarray <op> tensor` (which NumPy routes to
+`Tensor.__array_ufunc__`, see `framework.numpy_dispatch`) all follow TF's
+rules: no dtype promotion, Python and NumPy values converted to the tensor's
+or variable's dtype, `int / int` is float64. Each row of `OPERATORS` names
+the TF op once; the four entry points are generated from it, so they cannot
+drift apart.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from typing import Any, Callable, NamedTuple, Optional
 import numpy as np
 import torch
 
-from ..framework import dtypes
+from ..framework import dtypes, numpy_dispatch
 from ..framework.numpy_interop import to_numpy
-from ..framework.tensor_conversion import convert_to_tensor
+from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
 from ..framework.variable_protocol import is_variable
 from ..ops import _dispatch, math_ops
 
@@ -231,3 +234,60 @@ def install(cls: type) -> None:
         setattr(cls, f"__{op.dunder}__", _forward(op))
         if op.reflected:
             setattr(cls, f"__r{op.dunder}__", _reflected(op))
+
+
+# The ufunc NumPy calls for each operator (`ndarray - tensor` is `np.subtract(ndarray, tensor)`),
+# and for comparisons the operator torch and TF run with the tensor first (`a < t` is `t > a`).
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+           "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+           "matmul": np.matmul, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+           "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal, "and": np.bitwise_and,
+           "or": np.bitwise_or, "xor": np.bitwise_xor}
+_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _numpy_reflected(fn: Callable[[Any, Any], Any]) -> Callable[[Any, torch.Tensor], Any]:
+    """TF's `ndarray <op> tensor`: the array becomes a tensor of the tensor's dtype, on its device."""
+    def reflected(a: Any, t: torch.Tensor) -> Any:
+        return fn(convert_to_tensor_on(t.device, a, dtype=dtypes.from_torch(t.dtype)), t)
+    return reflected
+
+
+def _numpy_forward(fn: Callable[[Any, Any], Any], dunder: str) -> Callable[[torch.Tensor, Any], Any]:
+    """TF's `tensor <op> ndarray`: the TF op; where it rejects the operands with a TypeError or
+    ValueError, the NumPy value's reflected operator on the tensor's value, as TF's operator
+    wrapper does (`bool_tensor / ndarray` is NumPy's float64 array in TF)."""
+    reflected_name = f"__r{dunder}__"
+
+    def forward(t: torch.Tensor, a: Any) -> Any:
+        try:
+            return fn(t, a)
+        except (TypeError, ValueError):
+            reflected = getattr(a, reflected_name, None)
+            if reflected is not None:
+                out = reflected(to_numpy(t))
+                if out is not NotImplemented:
+                    return out
+            raise
+    return forward
+
+
+def _numpy_operators() -> dict:
+    by_dunder = {op.dunder: op for op in OPERATORS}
+    table = {}
+    for op in OPERATORS:
+        tf_forward = op.fn
+        if op.reflected:
+            reflected_name, tf_reflected = f"__r{op.dunder}__", _numpy_reflected(op.fn)
+            tf_forward = _numpy_forward(op.fn, op.dunder)
+        else:  # a comparison: `a < t` is TF's (and torch's) `t > a`
+            swapped = by_dunder[_SWAPPED[op.dunder]].fn
+            reflected_name = f"__{_SWAPPED[op.dunder]}__"
+            tf_reflected = (lambda f: lambda a, t: f(t, a))(swapped)
+        table[_UFUNCS[op.dunder]] = numpy_dispatch.NumpyOperator(
+            f"__{op.dunder}__", reflected_name, tf_forward, tf_reflected,
+            comparison=not op.reflected)
+    return table
+
+
+numpy_dispatch.register_operators(_numpy_operators())
