@@ -117,10 +117,19 @@ def _is_subtype_of(self: torch.Size, other: Any) -> bool:
     return isinstance(other, TensorShape) and TensorShape(self).is_subtype_of(other)
 
 
+# The `TensorShapeProto` builder: the checkpoint layer's (`train.format.protos` registers it
+# when imported; framework imports no higher layer).
+_shape_proto: list = []
+
+
+def register_shape_proto(builder: Callable[[tuple], Any]) -> None:
+    """Called by `tfcompat.train.format.protos`: how `torch.Size.as_proto()` builds its proto."""
+    _shape_proto[:] = [builder]
+
+
 def _as_proto(self: torch.Size) -> Any:
     """TF's `TensorShape.as_proto()` (added by tfcompat): a `TensorShapeProto` of the dims."""
-    from ..train.format.protos import shape_proto  # the checkpoint layer's proto; rarely used
-    return shape_proto(tuple(self))
+    return _shape_proto[0](tuple(self))  # (registered: `import tfcompat` imports train)
 
 
 _as_list.__name__, _as_list.__qualname__ = "as_list", "Size.as_list"

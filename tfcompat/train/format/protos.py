@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from ...framework import dtypes as _dtypes
+from ...framework import type_attributes as _type_attributes
 from .wire import Field, Message
 
 __all__ = [
@@ -206,3 +207,6 @@ def shape_of(proto: TensorShapeProto | None) -> tuple[int, ...]:
 
 def shape_proto(shape: tuple[int, ...]) -> TensorShapeProto:
     return TensorShapeProto(dim=[TensorShapeProto.Dim(size=int(s)) for s in shape])
+
+
+_type_attributes.register_shape_proto(shape_proto)  # torch.Size.as_proto()
