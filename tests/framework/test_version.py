@@ -46,3 +46,12 @@ def test_tfcompats_own_version_is_the_packages():
     assert tf.version.TFCOMPAT_VERSION == declared
     assert declared in tf.version.GIT_VERSION
     assert importlib.metadata.version("tfcompat") == declared
+
+
+def test_compat_v1_version_constants_are_tf_versions():
+    """TF 1 code reads `tf.VERSION` etc. at the top level: tf.compat.v1 has them, as TF 2.21's."""
+    v1 = tf.compat.v1
+    for name in TF_VERSION_NAMES:
+        assert getattr(v1, name) == getattr(tf.version, name)
+    assert v1.CXX_VERSION == tf.__cxx_version__
+    assert v1.__version__ == "2.21.0" and v1.version.VERSION == "2.21.0"

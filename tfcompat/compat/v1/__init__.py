@@ -48,9 +48,17 @@ def _tf2_namespace(path: str) -> Any:
         return getattr(tf, path, None)
 
 
+def _version_names() -> dict:
+    """TF 1's top-level version constants (`tf.compat.v1.VERSION`, ...): `tf.version`'s values."""
+    version = _tf2_namespace("version")
+    names = {n: getattr(version, n) for n in version.__all__}
+    names["CXX_VERSION"] = version._CXX_VERSION
+    return names
+
+
 def _overrides(path: str) -> dict:
     if path == "":
-        return _v1_ops.OVERRIDES
+        return {**_v1_ops.OVERRIDES, **_version_names()}
     if path == "train":
         out = _v1_ops.train_overrides()
         train = _tf2_namespace("train")
@@ -128,6 +136,8 @@ def _namespace(path: str) -> _V1Namespace:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version_names()["VERSION"]
     if name.startswith("__"):
         raise AttributeError(name)
     value = resolve("", name)
