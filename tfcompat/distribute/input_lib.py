@@ -102,6 +102,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import enum
+import threading
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
@@ -278,12 +279,14 @@ class DistributedIterator:
     Each element is the input nest with every tensor replaced by
     `wrap(components)`, one component per local replica (plain tensors when
     `always_wrap` is false and there is one replica). Once exhausted it stays
-    exhausted.
+    exhausted. As TF's (and `tf.data`'s), one iterator may be shared by
+    threads: each element goes to exactly one caller (a lock per iterator).
     """
 
     def __init__(self, steps: Iterator[Step], wrap: Callable[[tuple], Any],
                  always_wrap: bool, dataset: Any = None) -> None:
         self._steps = steps
+        self._lock = threading.RLock()
         self._wrap = wrap
         self._always_wrap = always_wrap
         self._dataset = dataset
@@ -299,7 +302,8 @@ class DistributedIterator:
         return self
 
     def __next__(self) -> Any:
-        structure, columns = next(self._steps)  # StopIteration ends the iteration
+        with self._lock:
+            structure, columns = next(self._steps)  # StopIteration ends the iteration
         if self._always_wrap:
             leaves = [self._wrap(components) for components in columns]
         else:
