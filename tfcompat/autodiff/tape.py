@@ -3,35 +3,42 @@
 The mapping: TF's tape records operations on watched tensors; torch records
 operations on tensors with `requires_grad`. A variable's storage never
 requires grad. Instead, a read under a tape that wants the variable returns
-a copy-on-write clone of a *leaf*: a `requires_grad` alias of the
-variable's live tensor, made for that variable and that set of recording
-tapes, and remembered by each of those tapes. So:
+a copy-on-write clone of the variable's *anchor*: a `requires_grad` alias
+of its live tensor (`Resource.anchor`: one per storage, kept across tapes
+and steps, never handed out). Each tape that wants the variable records the
+read's own autograd node (its `_lazy_clone` node). So:
 
-* `tape.gradient(y, v)` is the gradient with respect to the leaves the tape
-  remembers for `v`. Autograd sums every read of one leaf in C++, exactly
-  as TF sums the gradients flowing into each `ReadVariableOp`; a read
-  before the tape started has no leaf of this tape and contributes nothing;
-  a read between two assigns reads the assigned value through the same
-  leaf (the leaf aliases the live tensor), or a new one if the assign gave
-  the variable new storage;
-* nothing in autograd's backward is Python: a read is torch's own
-  `_lazy_clone` (its backward passes the gradient through), the leaf is an
-  autograd leaf;
-* the graph never holds a copy-on-write share of the variable's memory: the
-  leaf is the variable's own storage (an alias, not a clone), and the
-  clones a read hands out die with their users. After `tape.gradient`, an
-  optimizer updates the variable in place even while the loss is alive;
+* `tape.gradient(y, v)` is the sum of the gradients flowing into the reads
+  of `v` this tape recorded, exactly as TF sums the gradients flowing into
+  each `ReadVariableOp`: autograd captures them at those nodes
+  (`autograd.grad` with `GradientEdge` inputs), so a read before the tape
+  started, while it was paused, or under another tape, contributes nothing
+  even though it shares the anchor; a read between two assigns reads the
+  assigned value (the anchor aliases the live tensor; an assign that gives
+  the variable new storage gives it a new anchor);
+* backward stops at the reads: per variable, it runs no more autograd
+  nodes than torch does for a `Parameter`, and nothing in it is Python;
+  a step allocates one Python object per read that lives until the
+  gradient (its node), so Python's garbage collector has little to track;
+* the graph never holds a copy-on-write share of the variable's memory:
+  the anchor is an alias, not a clone, a tape keeps its reads' nodes, not
+  the reads, and the clones a read hands out die with their users. After
+  `tape.gradient` (or inside the block), a write updates the variable in
+  place even while the loss is alive;
 * the read itself is an ordinary non-leaf tensor, so in-place ops on it
   work and change neither the variable nor the gradient of other reads;
+  the recorded node is the read's original one, so a read written in place
+  (or detached) still gives the gradient of what was computed from it;
 * second derivatives work: the read's Jacobian is the identity.
 
-Nested tapes: a read under several recording tapes gets one leaf shared by
-exactly those tapes; when the set changes (a tape enters, exits, pauses) the
-next read makes a new leaf, so a tape never sees reads made before it
-started or while it was paused.
+Nested tapes: a read under several recording tapes is recorded by exactly
+those tapes; `_Leaves` caches, per set of recording tapes, which of them
+want each variable, and is replaced when the set changes (a tape enters,
+exits, pauses), so a tape never records reads made before it started or
+while it was paused.
 
 Reads through `sparse_read`/`tf.gather` make their gathered rows (new
-memory) the leaf, and their gradient comes back as `tf.IndexedSlices`.
+memory) a leaf of their own, and their gradient comes back as `tf.IndexedSlices`.
 
 Outside any tape, reads return plain tensors that do not require grad:
 nothing builds an autograd graph, so long loops of reads cost no memory.
@@ -58,6 +65,8 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.copy_on_write import snapshot_of
 from ..ops.array_ops import stop_gradient
 
+from torch.autograd.graph import GradientEdge as _GradientEdge
+
 __all__ = ["GradientTape", "UnconnectedGradients", "stop_gradient", "init_scope"]
 
 _is_variable = protocol.is_variable
@@ -71,28 +80,32 @@ class UnconnectedGradients(enum.Enum):
 
 
 class _Leaves:
-    """The leaves of the current set of recording tapes of one thread.
+    """What the current set of recording tapes of one thread records.
 
-    `leaf[id(var)]` is the leaf of `var` (None if no recording tape wants
-    it) and `source[id(var)]` the live tensor it aliases: a write that gives
-    the variable new storage makes the next read take a new leaf. `tapes`
-    are the recording, unpaused tapes, innermost last.
+    `want[id(var)]` are the tapes of the set that record reads of `var`
+    (`()` if none does), valid while `source[id(var)]` is still `var`'s
+    storage cell. `tapes` are the recording, unpaused tapes, innermost last.
+    `keep`: a gradient observer is set (a strategy that overlaps its
+    all-reduces with backward), so the tapes keep the reads themselves, for
+    its hooks.
     """
 
-    __slots__ = ("leaf", "source", "tapes")
+    __slots__ = ("want", "source", "tapes", "one", "keep")
 
     def __init__(self, tapes: list) -> None:
-        self.leaf: dict = {}
+        self.want: dict = {}
         self.source: dict = {}
         self.tapes = tapes
+        self.one = (tapes[0],) if len(tapes) == 1 else None  # (no tuple per variable)
+        self.keep = protocol.gradient_observer() is not None
 
 
 class _ThreadTapes(threading.local):
     def __init__(self) -> None:
         self.recording: list = []    # tapes whose context is active, innermost last
         self.paused_all = 0          # depth of init_scope blocks
-        # The leaves of the current set of recording tapes, None while no tape of this thread
-        # records. Replaced whenever that set changes, so a leaf never outlives its set of tapes.
+        # What the current set of recording tapes records, None while no tape of this thread
+        # records. Replaced whenever that set changes.
         self.leaves: Optional[_Leaves] = None
         # Tapes that may still differentiate what they recorded: entered and not yet used up.
         self.open: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
@@ -103,7 +116,7 @@ _grad_enabled = torch.is_grad_enabled
 
 
 def _set_changed() -> None:
-    """The set of recording tapes (or what they watch) changed: later reads get new leaves."""
+    """The set of recording tapes (or what they watch) changed: later reads ask again who records them."""
     tls = _tls
     tapes = [] if tls.paused_all else [t for t in tls.recording if not t._paused]
     tls.leaves = _Leaves(tapes) if tapes else None
@@ -120,21 +133,22 @@ def _wanting(var: Any) -> list:
     return [tape for tape in _tls.recording if not tape._paused and tape._wants(var)]
 
 
-def _new_leaf(var: Any, key: int, value: torch.Tensor, leaves: _Leaves) -> Optional[torch.Tensor]:
-    """A new leaf of `var`'s live tensor for the tapes that want it (None if none does).
+def _wanting_tapes(var: Any, key: int, cell: Any, leaves: _Leaves) -> tuple:
+    """The tapes of `leaves` that record reads of `var`, remembered for its next reads.
 
     (Every training step's first read of every variable comes here: kept to few calls.)
     """
-    leaf = None
+    tapes: tuple = ()
+    value = cell.value
     if value.is_floating_point() or value.is_complex():
         for tape in leaves.tapes:
             if key in tape._watched_vars or (tape._watch_accessed and var.trainable):
-                if leaf is None:
-                    leaf = value.detach().requires_grad_(True)
-                tape._record_dense(var, leaf)
-    leaves.leaf[key] = leaf
-    leaves.source[key] = value
-    return leaf
+                tapes += (tape,)
+        if len(tapes) == 1 and leaves.one is not None:
+            tapes = leaves.one
+    leaves.want[key] = tapes
+    leaves.source[key] = cell
+    return tapes
 
 
 def _only_leaf(plan: Any, inputs: list) -> Optional[torch.Tensor]:
@@ -151,21 +165,39 @@ class _Recorder:
 
     @staticmethod
     def dense(var: Any, cell: Any) -> torch.Tensor:
-        """A read of `var` (storage cell `cell`), differentiable for the tapes that want it."""
+        """A read of `var` (storage cell `cell`), differentiable for the tapes that want it.
+
+        The read is a copy-on-write clone of the cell's gradient anchor (a
+        `requires_grad` alias of the live tensor, `Resource.anchor`); each
+        tape that wants `var` records the read's own autograd node, and
+        differentiates there (see `_differentiate`).
+        """
         leaves = _tls.leaves
         if leaves is None or not _grad_enabled():
             return cell.snapshot()
-        value = cell.value
         key = id(var)
-        if leaves.source.get(key) is value:
-            leaf = leaves.leaf[key]
+        if leaves.source.get(key) is cell:
+            tapes = leaves.want[key]
         else:
-            leaf = _new_leaf(var, key, value, leaves)
-        if leaf is None:
+            tapes = _wanting_tapes(var, key, cell, leaves)
+        if not tapes:
             return cell.snapshot()
         with cell.lock:
             # The cell's memory is torch's (`Resource` makes sure), so the clone is lazy.
-            return leaf._lazy_clone()
+            read = cell.anchor()._lazy_clone()
+        node = read.grad_fn
+        for tape in tapes:
+            held = tape._dense.get(key)
+            if held is None:
+                tape._dense[key] = node
+                tape._seen[key] = var
+            elif type(held) is list:
+                held.append(node)
+            else:
+                tape._dense[key] = [held, node]
+            if leaves.keep:
+                tape._reads[id(node)] = read
+        return read
 
     @staticmethod
     def sparse(var: Any, indices: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
@@ -231,7 +263,10 @@ class GradientTape:
         self._watch_accessed = bool(watch_accessed_variables)
         # What the tape recorded, per variable: the leaves of its dense reads (one per set of
         # recording tapes and storage) and the (indices, leaf) of its gathers.
-        self._dense: dict = {}          # id(var) -> [leaf, ...]
+        # id(var) -> what to differentiate at, per dense read (the read's autograd node; a
+        # leaf for a variable that is a target), or a list of them for several reads.
+        self._dense: dict = {}
+        self._reads: dict = {}          # id(node) -> its read, kept for a gradient observer
         self._sparse: dict = {}         # id(var) -> [(indices, leaf), ...]
         self._watched_vars: dict = {}   # id(var) -> var, explicitly watched
         self._seen: dict = {}           # id(var) -> var, every watched or recorded variable
@@ -297,6 +332,7 @@ class GradientTape:
         """Forget everything recorded, as if exiting and re-entering a new tape."""
         self._dense.clear()
         self._sparse.clear()
+        self._reads.clear()
         self._watched_vars.clear()
         self._seen.clear()
         self._watched_tensors.clear()
@@ -368,12 +404,16 @@ class GradientTape:
 
     def _record_dense(self, var: Any, leaf: torch.Tensor) -> None:
         key = id(var)
-        leaves = self._dense.get(key)
-        if leaves is None:
-            self._dense[key] = [leaf]
+        held = self._dense.get(key)
+        if held is None:
+            # (one leaf is kept as itself, not in a list: a training step records one leaf
+            # per variable, and every object alive until the gradient is work for Python's GC)
+            self._dense[key] = leaf
             self._seen[key] = var
+        elif type(held) is list:
+            held.append(leaf)
         else:
-            leaves.append(leaf)
+            self._dense[key] = [held, leaf]
 
     def _record_sparse(self, var: Any, indices: torch.Tensor, leaf: torch.Tensor) -> None:
         key = id(var)
@@ -409,6 +449,7 @@ class GradientTape:
             _tls.open.discard(self)
             self._dense = {}
             self._sparse = {}
+            self._reads = {}
 
     def _targets(self, target: Any) -> list:
         out = []
@@ -486,6 +527,7 @@ class GradientTape:
         """
         pairs = [(t, w) for t, w in zip(targets, weights) if t.requires_grad]
         inputs: list = []
+        observed: list = []  # per input, the tensor a gradient observer may hook, or None
         index: dict = {}
         lent: list = []   # watched tensors whose tape block ended: they require grad again
 
@@ -494,35 +536,57 @@ class GradientTape:
             if k is None:
                 k = index[id(t)] = len(inputs)
                 inputs.append(t)
+                observed.append(t)
             return k
 
         # Per source: an int (the position of its one input, the common case), None (not
         # connected), or a plan for `_assemble` (several reads, sparse reads, components).
         plans: list = []
         dense_of, sparse_of = self._dense, self._sparse
+        reads = self._reads
+
+        def add_leaf(x: Any) -> int:
+            # A dense read is differentiated at its own autograd node (the gradient flowing
+            # into the read): the gradient of exactly the reads this tape recorded, whatever
+            # else reads the same anchor, and whatever in-place ops did to the read since.
+            # Capturing there, the backward pass stops at the read: nothing runs per variable
+            # beyond what torch runs for a Parameter. (A target variable's leaf: a tensor.)
+            k = index.get(id(x))
+            if k is None:
+                k = index[id(x)] = len(inputs)
+                if isinstance(x, torch.Tensor):
+                    inputs.append(x)
+                    observed.append(x)
+                else:
+                    inputs.append(_GradientEdge(x, 0))
+                    read = reads.get(id(x))
+                    # (a hook on a read written in place would see another node's gradient)
+                    observed.append(read if read is not None and read._version == 0 else None)
+            return k
+
         plain = _reads_itself
         for s in sources:
             kind = type(s)
             if plain.get(kind) or (kind not in plain and _own_only_component(kind)):
                 key = id(s)
-                leaves = dense_of.get(key)
+                held = dense_of.get(key)
                 if key not in sparse_of:
-                    if leaves is None:
+                    if held is None:
                         plans.append(None)
-                    elif len(leaves) == 1:
-                        plans.append(add_input(leaves[0]))
+                    elif type(held) is not list:
+                        plans.append(add_leaf(held))
                     else:
-                        plans.append(("var", s, [add_input(a) for a in leaves], []))
+                        plans.append(("var", s, [add_leaf(a) for a in held], []))
                     continue
             if _is_variable(s):
                 # (Leaves exist only for floating and complex values: no dtype check needed.)
                 components = _components(s)
-                dense = [a for c in components for a in dense_of.get(id(c), ())]
+                dense = [a for c in components for a in _as_list(dense_of.get(id(c)))]
                 sparse = [(idx, a) for c in components for idx, a in sparse_of.get(id(c), ())]
                 if not dense and not sparse:
                     plans.append(None)
                     continue
-                plans.append(("var", s, [add_input(a) for a in dense],
+                plans.append(("var", s, [add_leaf(a) for a in dense],
                               [(idx, add_input(a)) for idx, a in sparse]))
             elif s.grad_fn is not None or (s.is_leaf and self._watched_tensors.get(id(s)) is s):
                 # A leaf gets a gradient only from a tape that watched it (TF: None otherwise);
@@ -544,7 +608,7 @@ class GradientTape:
         observer = None if batched else protocol.gradient_observer()
         token = None
         if observer is not None:
-            token = observer.before(sources, [_only_leaf(plan, inputs) for plan in plans])
+            token = observer.before(sources, [_only_leaf(plan, observed) for plan in plans])
         with _requiring_grad(lent):
             raw = torch.autograd.grad(outs, inputs, grad_outs, retain_graph=retain_graph,
                                       create_graph=create_graph, allow_unused=True,
@@ -658,6 +722,13 @@ def _requiring_grad(tensors: list) -> Iterator[None]:
             for t in tensors:
                 if id(t) not in _lent:
                     t.requires_grad_(False)
+
+
+def _as_list(held: Any) -> list:
+    """A tape's record of one variable's leaves (`GradientTape._dense`) as a list."""
+    if held is None:
+        return []
+    return held if type(held) is list else [held]
 
 
 def _assemble(plan: Any, raw: tuple, batched: bool = False) -> Any:

@@ -77,10 +77,13 @@ class Resource:
     torch noticing (a collective, a numpy view): see `token()`.
     """
 
-    __slots__ = ("value", "lock", "shared_name", "uid", "handed_out", "__weakref__")
+    __slots__ = ("value", "lock", "shared_name", "uid", "handed_out", "_anchor", "_anchor_of",
+                 "__weakref__")
 
     def __init__(self, value: torch.Tensor, name: str) -> None:
         self.value = _owned(value)
+        self._anchor: Optional[torch.Tensor] = None
+        self._anchor_of: Optional[torch.Tensor] = None
         self.lock = device_lock(value.device)
         self.handed_out = 0
         self.uid = next(_uids)
@@ -93,6 +96,22 @@ class Resource:
             # (the cell's memory is torch's, `owned`, so the clone is lazy: no copy)
             return self.value._lazy_clone() if _LAZY else snapshot_of(self.value)
 
+    def anchor(self) -> torch.Tensor:
+        """The gradient anchor: a `requires_grad` alias of the live tensor (hold `lock`).
+
+        `GradientTape` hands out copy-on-write clones of it as the reads it
+        differentiates. It is made once per storage and kept across tapes
+        and steps (an alias: no memory of its own); no read is ever the
+        anchor itself, and no op but those clones uses it, so nothing a
+        user holds aliases the variable. Tapes never differentiate at the
+        anchor, only at their reads' own autograd nodes.
+        """
+        value = self.value
+        if self._anchor_of is not value:
+            self._anchor = value.detach().requires_grad_(True)
+            self._anchor_of = value
+        return self._anchor
+
     def exclusive(self) -> torch.Tensor:
         """The live tensor, for an in-place write (hold `lock` while writing)."""
         return self.value
@@ -102,6 +121,7 @@ class Resource:
         value = _owned(value)
         with self.lock:
             self.value = value
+            self._anchor = self._anchor_of = None  # (the old storage is not kept alive)
 
     def hand_out(self) -> torch.Tensor:
         """The live tensor for outside code (`Variable.handle`); invalidates host mirrors."""
