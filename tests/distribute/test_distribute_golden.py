@@ -461,3 +461,63 @@ def test_fixture_is_complete():
                    ), bug.reason
     for rule in DELIBERATE:
         assert any(_match([rule], n, e) for n, r in RECORDED.items() for e in r["result"]), rule
+
+
+# --------------------------------------------------------------------------
+# Not loose: a value moved 3 ulps beyond the error model's bound fails
+# --------------------------------------------------------------------------
+
+def _first_float(expected: Any, actual: Any, dtype: str = "") -> Any:
+    """(TF's value, tfcompat's record holding it, dtype) of the first float value, or None."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        dtype = expected.get("dtype", dtype) if isinstance(expected.get("dtype"), str) else dtype
+        if "value" in expected and dtype in _TINY and "value" in actual:
+            return expected["value"], actual, dtype
+        for k in sorted(expected):
+            if k in actual:
+                found = _first_float(expected[k], actual[k], dtype)
+                if found:
+                    return found
+    if isinstance(expected, list) and isinstance(actual, list):
+        for e, a in zip(expected, actual):
+            found = _first_float(e, a, dtype)
+            if found:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("name,entry", [
+    ("train/sgd_momentum/float64", "step0/w"), ("train/sgd_momentum/float64", "step3/loss"),
+    ("train/adam", "step3/w"), ("train/adam/float64", "slot/w/v"),
+    ("train/sgd_momentum/float16", "step1/w"), ("train/adam/4replicas_of_1", "step1/b"),
+    ("mv_cross_slice_assign", "after"),  # not a training program: bit-exact
+])
+def test_planted_error_fails(name, entry):
+    import copy
+
+    assert problems_for(name, entry) == []
+    expected = expected_for(name, entry)
+    actual = copy.deepcopy(results(name)[entry])
+    found = _first_float(expected, actual)
+    assert found, f"{name}::{entry} holds no float value"
+    want, record, dtype = found
+    flat = np.asarray(want, dtype=np.float64).reshape(-1)
+    steps = steps_of(name, entry)
+    limit = float(np.reshape(tolerance(want, dtype, steps), -1)[0]) if steps else 0.0
+    moved = float(harness.beyond(flat[0], limit, dtype, ulps=1 if not steps else 3))
+    value = np.asarray(record["value"], dtype=np.float64)
+    value.reshape(-1)[0] = moved
+    record["value"] = value.tolist() if value.ndim else float(value)
+    problems: list = []
+    compare(expected, actual, entry, problems, steps)
+    assert problems and ("beyond the error model" in problems[0] or not steps), problems
+
+
+def test_training_tolerance_stays_tight():
+    # a loosened model (TRAIN_ROUNDINGS, the factor, the steps) fails here, although the
+    # planted-error test (a value moved beyond whatever the bound is) would still pass
+    w = np.asarray(RECORDED["train/sgd_momentum/float64"]["result"]["step0/w"]["items"][0]["value"])
+    assert steps_of("train/sgd_momentum/float64", "step0/w") == 1
+    assert steps_of("train/sgd_momentum/float64", "slot/w/momentum") == 4
+    assert steps_of("mv_cross_slice_assign", "after") == 0
+    assert float(np.max(tolerance(w, "float64", 1))) <= 3e-15  # |w| <= 0.5: ~14 ulps

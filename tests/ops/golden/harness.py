@@ -397,3 +397,62 @@ def _mag_array(mag: Any) -> Optional[np.ndarray]:
     if isinstance(mag, dict) and "py_float" in mag:
         return np.array([float.fromhex(mag["py_float"])])
     return None
+
+
+# -- planted errors (the tests that the bounds still catch real errors) -------------------
+
+_FLOAT_NAMES = ("bfloat16", "float16", "float32", "float64")
+
+
+def beyond(want: float, limit: float, dtype_name: str, ulps: int = 3) -> Any:
+    """A float of the dtype more than ``want + limit``, by ``ulps`` steps of ``ulp(want)`` (or
+    of the dtype's spacing there, where that is coarser)."""
+    dt = _NP_DTYPES[dtype_name]
+    w = float(want)
+
+    def up(v: float) -> float:
+        step = max(float(_ulp(np.array([abs(v)]), dtype_name)[0]),
+                   float(_ulp(np.array([abs(w)]), dtype_name)[0]))
+        return float(dt.type(v + step))
+
+    x = float(dt.type(w + limit))
+    while x - w <= limit:
+        x = up(x)
+    for _ in range(ulps - 1):
+        x = up(x)
+    assert x - w > limit and math.isfinite(x), (w, limit, x)
+    return dt.type(x)
+
+
+def plant(got: Any, want: Any, case: Case, ulps: int = 3, mag: Any = _UNSET) -> Any:
+    """``got`` with its first finite float value moved ``ulps`` ulps beyond the model's bound
+    around TF's value (``want``): `compare` must then fail. None when nothing is a float."""
+    if mag is _UNSET:
+        mag = magnitudes(case)
+    if isinstance(want, list) and isinstance(got, list):
+        for i, (g, w) in enumerate(zip(got, want)):
+            m = mag[i] if isinstance(mag, list) and len(mag) == len(want) else None
+            p = plant(g, w, case, ulps, m)
+            if p is not None:
+                return got[:i] + [p] + got[i + 1:]
+        return None
+    if isinstance(want, dict) and "dict" in want and isinstance(got, dict) and "dict" in got:
+        for k in want["dict"]:
+            m = mag["dict"].get(k) if isinstance(mag, dict) and "dict" in mag else None
+            p = plant(got["dict"][k], want["dict"][k], case, ulps, m)
+            if p is not None:
+                return {"dict": dict(got["dict"], **{k: p})}
+        return None
+    if not (isinstance(want, dict) and want.get("dtype") in _FLOAT_NAMES and "hex" in want
+            and isinstance(got, dict) and "hex" in got):
+        return None
+    w = decode_array(want)
+    flat = w.reshape(-1).astype(np.float64)
+    finite = np.flatnonzero(np.isfinite(flat))
+    if not finite.size:
+        return None
+    i = int(finite[0])
+    limit = bound(w, want["dtype"], case, _mag_array(mag)).reshape(-1)[i]
+    g = decode_array(got).copy().reshape(-1)
+    g[i] = beyond(flat[i], float(limit), want["dtype"], ulps)
+    return _array_record(got["dtype"], g.reshape(w.shape))
