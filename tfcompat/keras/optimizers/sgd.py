@@ -32,9 +32,13 @@ __all__ = ["SGD", "sgd"]
 # On CPU, a temporary of more than about 128 KB comes from mmap and is handed back on free, so
 # `g * lr` for big tensors costs fresh page faults every step (10M floats: 12 ms, against 1 ms
 # for the multiply itself). Tensors above this many elements go through a scratch buffer the
-# caller keeps instead, `SCRATCH_ELEMENTS` at a time.
+# caller keeps instead, `SCRATCH_ELEMENTS` at a time. The scratch is also the update's cache
+# block: TF's four passes run over one batch of `SCRATCH_ELEMENTS` (1 MiB of float32: the
+# batch's variables, gradients, accumulators and scratch stay in L2/L3) before the next, so
+# only the first pass over a batch comes from memory (one thread, momentum 0.9, 1x10M floats:
+# 1.67x torch's fused kernel against 2.1x with 4M-element batches; 200x50k: 2.16x against 2.7x).
 _CPU_TEMPORARY_LIMIT = 1 << 15
-SCRATCH_ELEMENTS = 1 << 22
+SCRATCH_ELEMENTS = 1 << 18
 
 
 def _step(params: list, grads: list, momentum_buffers: Optional[list], scaled: list, lr: Any,
