@@ -9,17 +9,13 @@ from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
 from tfcompat.framework import device as device_lib
+from tests.distribute.logical_devices import logical_cpus
 
 
 @pytest.fixture(autouse=True)
 def two_cpus():
-    device_lib._reset_runtime()
-    tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield
-    device_lib._reset_runtime()
-    tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
+    with logical_cpus(2):
+        yield
 
 
 floats = st.lists(st.floats(-1e3, 1e3, width=32), min_size=1, max_size=4)

@@ -6,16 +6,13 @@ import pytest
 import torch
 
 import tfcompat as tf
-from tfcompat.framework import device as device_lib
+from tests.distribute.logical_devices import logical_cpus
 
 
 @pytest.fixture
 def strategy():
-    device_lib._reset_runtime()
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-    device_lib._reset_runtime()
+    with logical_cpus(2):
+        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 
 def test_average_over_the_global_batch():

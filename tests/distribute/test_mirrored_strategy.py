@@ -15,6 +15,7 @@ import torch
 import tfcompat as tf
 from tfcompat.distribute import values as values_lib
 from tfcompat.framework import device as device_lib
+from tests.distribute.logical_devices import logical_cpus
 from tfcompat.testing import conformance
 
 pytestmark = pytest.mark.usefixtures("two_cpus")
@@ -22,11 +23,8 @@ pytestmark = pytest.mark.usefixtures("two_cpus")
 
 @pytest.fixture
 def two_cpus():
-    device_lib._reset_runtime()
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    yield
-    device_lib._reset_runtime()
+    with logical_cpus(2):
+        yield
 
 
 def mirrored():

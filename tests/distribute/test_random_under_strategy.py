@@ -9,21 +9,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
-from tfcompat.framework import device as device_lib
+from tests.distribute.logical_devices import logical_cpus
 
 pytestmark = pytest.mark.usefixtures("three_cpus")
 
 
 @pytest.fixture
 def three_cpus():
-    device_lib._reset_runtime()
-    tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 3)
-    yield
-    tf.random.set_seed(None)
-    device_lib._reset_runtime()
-    tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
+    with logical_cpus(3):
+        yield
+        tf.random.set_seed(None)
 
 
 def mirrored(n):
