@@ -187,14 +187,7 @@ class _Recorder:
             read = cell.anchor()._lazy_clone()
         node = read.grad_fn
         for tape in tapes:
-            held = tape._dense.get(key)
-            if held is None:
-                tape._dense[key] = node
-                tape._seen[key] = var
-            elif type(held) is list:
-                held.append(node)
-            else:
-                tape._dense[key] = [held, node]
+            tape._record_dense(var, node)
             if leaves.keep:
                 tape._reads[id(node)] = read
         return read
