@@ -211,6 +211,32 @@ def test_add_n_of_many_differentiable_inputs_keeps_tfs_value_and_exact_gradients
         np.testing.assert_array_equal(g.numpy(), (2 * x).detach().numpy())
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_add_n_of_many_scalars_in_tfs_order(dtype, requires_grad):
+    """A loss summed from per-variable scalars (`tf.add_n([tf.reduce_sum(...) ...])`): 0-d
+    inputs, in TF's order, in every float dtype, on and off the tape."""
+    rs = np.random.RandomState(7)
+    values = [np.float32(rs.randn() * 10.0 ** rs.randint(-3, 4)) for _ in range(2003)]
+    xs = [torch.tensor(v).to(dtype).requires_grad_(requires_grad) for v in values]
+    total = tf.add_n([x * 1 for x in xs])
+    assert total.shape == () and total.dtype == dtype
+    want = [x.detach() for x in xs]
+    expected = want[0] + want[1]
+    head = len(want) % 8 or 8
+    for x in want[2:head]:
+        expected = expected + x
+    for i in range(head, len(want), 8):
+        chunk = want[i] + want[i + 1]
+        for x in want[i + 2:i + 8]:
+            chunk = chunk + x
+        expected = expected + chunk
+    assert torch.equal(total.detach(), expected)
+    if requires_grad:
+        grads = torch.autograd.grad(total, xs)
+        assert all(float(g) == 1.0 for g in grads)
+
+
 def test_add_n_rules():
     assert tf.add_n([1, 2]).dtype == torch.int32
     single = torch.tensor([1.0])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+import numpy as np
 import torch
 
 from ..framework import dtypes
@@ -236,20 +237,27 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
     if not items:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
                          "same dtype and shape.")
-    tensors = [x.to_dense() if isinstance(x, IndexedSlices) else convert_to_tensor(x) for x in items]
+    tensor = torch.Tensor
+    if all(type(x) is tensor for x in items):  # (a loss summed per variable: 2000 inputs)
+        tensors = items
+    else:
+        tensors = [x.to_dense() if isinstance(x, IndexedSlices) else convert_to_tensor(x)
+                   for x in items]
     first = tensors[0]
     D.check_dtype("AddN", first.dtype, _SUMMABLE)
-    for i, t in enumerate(tensors[1:], 1):
-        if t.dtype is not first.dtype:
-            raise D.mismatch("AddN", i, first.dtype, t.dtype)
-        if t.shape != first.shape:
-            raise invalid("Inputs to operation AddN of type AddN must have the same size and "
-                          f"shape.  Input 0: {list(first.shape)} != input {i}: {list(t.shape)}",
-                          "AddN")
+    if len({t.dtype for t in tensors}) > 1 or len({t.shape for t in tensors}) > 1:
+        for i, t in enumerate(tensors[1:], 1):
+            if t.dtype is not first.dtype:
+                raise D.mismatch("AddN", i, first.dtype, t.dtype)
+            if t.shape != first.shape:
+                raise invalid("Inputs to operation AddN of type AddN must have the same size "
+                              f"and shape.  Input 0: {list(first.shape)} != input {i}: "
+                              f"{list(t.shape)}", "AddN")
     n = len(tensors)
     if n == 1:
         return first
-    tensors = D.same_device(tensors)
+    if len({t.device for t in tensors}) > 1:
+        tensors = D.same_device(tensors)
     if n <= 9 or n * first.numel() > _STACKED_ADD_N_LIMIT:
         return _add_n_in_order(tensors)
     if not torch.is_grad_enabled() or not any(t.requires_grad for t in tensors):
@@ -257,9 +265,10 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
     # Differentiable: the value is TF's (computed in its order, off the graph), carried by one
     # sum whose gradient, 1 for every input, does not depend on the order. Two autograd nodes
     # instead of n/8 + 16.
+    stacked = torch.stack(tensors)
     with torch.no_grad():
-        exact = _add_n_in_order(tensors)
-    out = torch.stack(tensors).sum(0)
+        exact = _add_n_in_order(tensors, stacked.detach())
+    out = stacked.sum(0)
     with torch.no_grad():
         out.copy_(exact)
     return out
@@ -269,7 +278,28 @@ def add_n(inputs: Any, name: Optional[str] = None) -> torch.Tensor:
 _STACKED_ADD_N_LIMIT = 1 << 24
 
 
-def _add_n_in_order(tensors: list) -> torch.Tensor:
+# Dtypes whose sequential sum NumPy's `add.accumulate` computes with each add rounded in the
+# dtype, as torch's `add_` (float16: the exact sum of two halves, rounded once).
+_NUMPY_ACCUMULATES = frozenset({torch.float16, torch.float32, torch.float64})
+
+
+def _accumulate(out: torch.Tensor, sums: torch.Tensor) -> torch.Tensor:
+    """`out + sums[0] + sums[1] + ...`, left to right, each add rounded in the dtype.
+
+    On the host, one `np.add.accumulate` (a sequential scan in the array's own dtype;
+    torch's `cumsum` accumulates float32 in float64) instead of an `add_` per row.
+    """
+    if (out.device.type == "cpu" and out.dtype in _NUMPY_ACCUMULATES and not out.requires_grad
+            and not sums.requires_grad):
+        rows = torch.cat([out.unsqueeze(0), sums]).numpy()
+        total = np.add.accumulate(rows, axis=0)[-1:]  # (a slice: a 0-d sum stays an array)
+        return torch.from_numpy(total.reshape(out.shape).copy())
+    for row in sums.unbind(0):
+        out = out.add_(row)
+    return out
+
+
+def _add_n_in_order(tensors: list, stacked: Optional[torch.Tensor] = None) -> torch.Tensor:
     """The sum of `tensors` in the order of TF's AddN kernel, each add rounded in the dtype.
 
     TF sums the first n % 8 inputs (8 if none, 9 if one) left to right, then does
@@ -286,10 +316,10 @@ def _add_n_in_order(tensors: list) -> torch.Tensor:
         out = out.add_(t)
     if head < n:
         first = tensors[0]
-        chunks = torch.stack(tensors[head:]).view((n - head) // 8, 8, *first.shape)
+        rest = stacked[head:] if stacked is not None else torch.stack(tensors[head:])
+        chunks = rest.view((n - head) // 8, 8, *first.shape)
         sums = chunks[:, 0] + chunks[:, 1]
         for j in range(2, 8):
             sums = sums.add_(chunks[:, j])
-        for chunk_sum in sums.unbind(0):
-            out = out.add_(chunk_sum)
+        out = _accumulate(out, sums)
     return out
