@@ -68,20 +68,28 @@ _slot_writes: list = []
 
 # -- torch.Size: tf.TensorShape's API on a fully known shape ---------------------------
 
+def _delegating_method(owner: str, name: str, target: Callable, convert: Callable,
+                       doc: str) -> Callable:
+    """`<owner>.<name>(...)` as `target(convert(self), ...)`, named and documented as added."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return target(convert(self), *args, **kwargs)
+
+    method.__name__ = name
+    method.__qualname__ = f"{owner}.{name}"
+    method.__module__ = __name__
+    method.__wrapped__ = target
+    method.__doc__ = doc
+    return method
+
+
 def _shape_method(name: str) -> Callable:
     """`size.<name>(...)` as `tf.TensorShape(size).<name>(...)`."""
     shape_method = getattr(TensorShape, name)
-
-    def method(self: torch.Size, *args: Any, **kwargs: Any) -> Any:
-        return shape_method(TensorShape(self), *args, **kwargs)
-
-    method.__name__ = name
-    method.__qualname__ = f"Size.{name}"
-    method.__module__ = __name__
-    method.__wrapped__ = shape_method
-    method.__doc__ = (f"TF's `TensorShape.{name}` (added by tfcompat): "
-                      f"`tf.TensorShape(size).{name}(...)`.\n\n" + (shape_method.__doc__ or ""))
-    return method
+    return _delegating_method(
+        "Size", name, shape_method, TensorShape,
+        f"TF's `TensorShape.{name}` (added by tfcompat): `tf.TensorShape(size).{name}(...)`."
+        "\n\n" + (shape_method.__doc__ or ""))
 
 
 def _shape_property(name: str, doc: str) -> property:
@@ -228,17 +236,11 @@ _DEVICE_STRING_METHODS = ("startswith", "endswith", "lower", "upper", "casefold"
 
 
 def _device_method(name: str) -> Callable:
-    str_method = getattr(str, name)
-
-    def method(self: torch.device, *args: Any, **kwargs: Any) -> Any:
-        return str_method(tf_device_name(self), *args, **kwargs)
-
-    method.__name__ = name
-    method.__qualname__ = f"device.{name}"
-    method.__module__ = __name__
-    method.__doc__ = (f"`str.{name}` of TF's full device name (added by tfcompat), as on "
-                      "TF's `x.device` (`/job:localhost/replica:0/task:0/device:CPU:0`).")
-    return method
+    """`device.<name>(...)` as `str.<name>` of TF's full device name."""
+    return _delegating_method(
+        "device", name, getattr(str, name), tf_device_name,
+        f"`str.{name}` of TF's full device name (added by tfcompat), as on TF's `x.device` "
+        "(`/job:localhost/replica:0/task:0/device:CPU:0`).")
 
 
 def _device_attributes() -> Dict[str, Any]:
