@@ -243,3 +243,39 @@ def test_numpy_operand_on_tensor_of_other_device_kind_keeps_dtype_and_device():
     t = tf.constant([1.0, 2.0], dtype=tf.float16)
     r = np.array([1.0, 1.0]) + t
     assert r.dtype == torch.float16 and r.device == t.device
+
+
+def test_numpy_operands_from_many_threads():
+    """The dispatch's per-thread state (torch's attempt in progress) never leaks across threads:
+    threads computing `a - t`, `t * a` and `np.exp(t)` at once all get TF's / torch's results."""
+    import threading
+
+    a = np.arange(6.0).reshape(2, 3)
+    failures = []
+
+    def work(seed):
+        t = torch.full((2, 3), float(seed), requires_grad=True)
+        for _ in range(200):
+            r1, r2, r3 = a - t, t * a, np.exp(t.detach())
+            ok = (r1.dtype == torch.float32 and r1.requires_grad
+                  and torch.equal(r1.detach(), torch.tensor(a, dtype=torch.float32) - seed)
+                  and r2.requires_grad and isinstance(r3, torch.Tensor))
+            if not ok:
+                failures.append(seed)
+                return
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=60)
+    assert failures == []
+
+
+def test_numpy_operand_with_a_tensor_subclass():
+    """A `torch.nn.Parameter` (a tensor subclass) takes the same path: TF's result, on the tape."""
+    p = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    r = np.array([0.5, 0.5]) - p
+    assert type(r) is torch.Tensor and r.dtype == torch.float32 and r.requires_grad
+    (g,) = torch.autograd.grad(r.sum(), p)
+    assert g.tolist() == [-1.0, -1.0]

@@ -101,15 +101,16 @@ def _is_numpy_value(x: Any) -> bool:
     return type(x) is np.ndarray or isinstance(x, np.generic)
 
 
-# (operator, ndarray rank is 0) pairs torch's operator declined for an ndarray: torch's
-# argument parser decides by the operand's type, so it declines every array alike, and a
-# declined call costs a formatted TypeError (tens of µs).
+# (operator, tensor type, ndarray rank is 0) triples torch's operator declined for an ndarray:
+# torch's argument parser decides by the operands' types (a tensor subclass's
+# `__torch_function__` may decide otherwise), so it declines every array alike, and a declined
+# call costs a formatted TypeError (tens of µs).
 _DECLINED: set = set()
 
 
 def _run_torch_operator(name: str, t: torch.Tensor, other: Any) -> Any:
     """Torch's own operator `name` on (t, other), NotImplemented where it fails on its own."""
-    key = (name, other.ndim == 0) if type(other) is np.ndarray else None
+    key = (name, type(t), other.ndim == 0) if type(other) is np.ndarray else None
     if key in _DECLINED:
         return NotImplemented
     _state.in_torch = True
