@@ -156,9 +156,9 @@ def sgd(params: list, grads: list, momentum_buffers: Optional[list], *, lr: torc
     TF rounds `accum * m` and `g * lr` separately; and with Keras' learning
     rate inside the accumulator (`c = 1 - dampening = -lr`), `1 + lr`
     cancels for small learning rates. TF's rounding costs four passes against
-    the kernel's one: on CPU (torch 2.13, one thread, momentum 0.9) 1.7-2.2x
+    the kernel's one: on CPU (torch 2.13, one thread, momentum 0.9) 1.7-2.3x
     the fused kernel's time for big tensors (cache-blocked through `scratch`)
-    and 2.1x at 2000x100 (flat copies, `_flat_step`); on CUDA the passes are
+    and 2.1-2.3x at 2000x100 (flat copies, `_flat_step`); on CUDA the passes are
     four multi-tensor launches.
     """
     if not params:
