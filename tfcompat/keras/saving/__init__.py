@@ -1,0 +1,1 @@
+"""`tf.keras.saving`: object registration, config serialization and weights files."""
