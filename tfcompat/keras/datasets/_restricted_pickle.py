@@ -21,8 +21,10 @@ __all__ = ["load_pickle", "load_npz"]
 # (module, name) pairs a dataset pickle needs. `_reconstruct` only builds an empty array of
 # the class it is given, and that class must itself be one of these (np.ndarray), so no
 # subclass hook runs; `_codecs.encode` turns a str into bytes (how Python 3 writes bytes
-# at protocol 2); `scalar` builds a NumPy scalar from its raw bytes.
+# at protocol 2); `scalar` builds a NumPy scalar from its raw bytes; `_frombuffer` views
+# raw bytes as a plain-dtype array (protocol 5; NumPy refuses it for object dtypes).
 _ALLOWED = frozenset({
+    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
     ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
     ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
     ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
