@@ -85,17 +85,13 @@ def get_symbol_from_name(name: str) -> Any:
 def _public_record(cls: Any, inner_config: Any) -> Optional[dict]:
     name = _PUBLIC_NAMES.get(cls)
     if name is None:
-        registered = object_registration.get_registered_name(cls)
-        if cls not in object_registration._GLOBAL_CUSTOM_NAMES:
-            return None
-        return {"module": cls.__module__, "class_name": cls.__name__, "config": inner_config,
-                "registered_name": registered}
+        return None
     module, _, class_name = name.rpartition(".")
     return {"module": module, "class_name": class_name, "config": inner_config,
             "registered_name": None}
 
 
-def _function_record(fn: Any, config: str, module_name: Optional[str] = None) -> Optional[dict]:
+def _function_record(fn: Any, config: str, module_name: Optional[str] = None) -> dict:
     if module_name:
         return {"module": module_name, "class_name": "function", "config": config,
                 "registered_name": config}
@@ -103,14 +99,8 @@ def _function_record(fn: Any, config: str, module_name: Optional[str] = None) ->
     if name is not None:
         return {"module": name.rpartition(".")[0], "class_name": "function", "config": config,
                 "registered_name": config}
-    if fn in object_registration._GLOBAL_CUSTOM_NAMES or fn.__module__ == "builtins":
-        return {"module": fn.__module__, "class_name": "function", "config": config,
-                "registered_name": object_registration.get_registered_name(fn)}
-    return None
-
-
-def _is_public_function(obj: Any) -> bool:
-    return isinstance(obj, types.FunctionType) and obj in _PUBLIC_NAMES
+    return {"module": fn.__module__, "class_name": "function", "config": config,
+            "registered_name": object_registration.get_registered_name(fn)}
 
 
 def serialize_keras_object(obj: Any) -> Any:
@@ -149,25 +139,17 @@ def serialize_keras_object(obj: Any) -> Any:
             "not load across Python versions); use a named function registered with "
             "`@keras.saving.register_keras_serializable()`.")
     inner = _class_or_function_config(obj)
-    public = None if isinstance(obj, types.FunctionType) else _public_record(type(obj), inner)
-    if public is not None:
-        _build_and_compile_config(obj, public)
-        return _main_module_is_none(public)
     if isinstance(obj, types.FunctionType):
-        module = obj.__module__
-        registered = object_registration.get_registered_name(obj)
-        if _is_public_function(obj):
-            # tf_keras's functions live in tf_keras modules whose names it writes; ours
-            # write the public module, which both libraries resolve.
-            module = _PUBLIC_NAMES[obj].rpartition(".")[0]
-        class_name = "function"
+        # tf_keras describes every function by its class, `function` (from `builtins`), so
+        # the record names the function only in `config` (its registered name).
+        record = {"module": "builtins", "class_name": "function", "config": inner,
+                  "registered_name": "function"}
     else:
-        module = type(obj).__module__
-        class_name = type(obj).__name__
-        registered = (None if module == "builtins"
-                      else object_registration.get_registered_name(type(obj)))
-    record = {"module": module, "class_name": class_name, "config": inner,
-              "registered_name": registered}
+        record = _public_record(type(obj), inner)
+        if record is None:
+            record = {"module": type(obj).__module__, "class_name": type(obj).__name__,
+                      "config": inner,
+                      "registered_name": object_registration.get_registered_name(type(obj))}
     _build_and_compile_config(obj, record)
     return _main_module_is_none(record)
 
@@ -271,9 +253,11 @@ def _deserialize(config: Any, module_objects: Optional[dict], custom_objects: di
             if isinstance(obj, types.FunctionType):
                 return _deserialize(_function_record(obj, config, fn_module), None,
                                     custom_objects, safe_mode)
+            if not inspect.isclass(obj):
+                return obj  # (a callable object: nothing to build)
             record = _public_record(obj, inner)
-            if record is None:  # a module object without a public name: build it here
-                return _instantiate(obj, inner or {}, config, custom_objects)
+            if record is None:  # a module class without a public name: build it here
+                return _instantiate(obj, inner or {}, custom_objects)
             return _deserialize(record, None, custom_objects, safe_mode)
     if isinstance(config, _PLAIN_TYPES):
         return config
@@ -321,7 +305,7 @@ def _deserialize(config: Any, module_objects: Optional[dict], custom_objects: di
     return instance
 
 
-def _instantiate(cls: Any, inner: Any, name: str, custom_objects: dict) -> Any:
+def _instantiate(cls: Any, inner: Any, custom_objects: dict) -> Any:
     with object_registration.custom_object_scope(custom_objects):
         if hasattr(cls, "from_config"):
             return cls.from_config(inner)
