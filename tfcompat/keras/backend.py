@@ -271,3 +271,29 @@ def name_scope(name: str) -> Any:
 def _is_variable(x: Any) -> bool:
     from ..framework import variable_protocol
     return variable_protocol.is_variable(x)
+
+
+# Object names: auto-generated layer names avoid nothing but their own prefix's earlier names
+# (tf_keras's `unique_object_name(..., zero_based=True)`); explicit names are observed.
+_observed_names: set = set()
+
+
+def observe_object_name(name: str) -> None:
+    _observed_names.add(name)
+
+
+def unique_object_name(name: str, namespace: str = "", zero_based: bool = False,
+                       avoid_observed_names: bool = False) -> str:
+    """`name`, `name_1`, ... (zero-based) or `name_1`, `name_2`, ... per `(namespace, name)`."""
+    avoid = _observed_names if avoid_observed_names else set()
+    key = f"{namespace}\x00{name}"
+    while True:
+        with _uids_lock:
+            number = _uids[key]
+            _uids[key] += 1
+        if zero_based:
+            proposed = f"{name}_{number}" if number else name
+        else:
+            proposed = f"{name}_{number + 1}"
+        if proposed not in avoid:
+            return proposed

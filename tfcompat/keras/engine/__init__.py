@@ -1,0 +1,1 @@
+"""The Keras engine: the Layer base, input specs, symbolic tensors and models."""
