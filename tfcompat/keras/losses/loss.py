@@ -243,7 +243,7 @@ class Loss(abc.ABC):
         else:
             mask = in_mask if in_mask is not None else out_mask
         reduction = self._get_reduction()
-        sample_weight = apply_valid_mask(losses, None, mask, reduction)
+        sample_weight = apply_valid_mask(losses, sample_weight, mask, reduction)
         return compute_weighted_loss(losses, sample_weight, reduction=reduction)
 
     @classmethod
