@@ -220,6 +220,8 @@ def serialize(activation: Callable, use_legacy_format: bool = False) -> Any:
     name = getattr(activation, "__name__", None)
     if name in _TF_NAMES:
         return _TF_NAMES[name]
+    if activation is silu:
+        return "swish"  # TF's `tf.nn.silu` is the function named `swish`
     if use_legacy_format:
         return _serialization.legacy_serialize_keras_object(activation)
     fn_config = _serialization.serialize_keras_object(activation)
