@@ -1,6 +1,7 @@
 """Optimizer step time: tfcompat's Keras optimizers vs torch.optim (vs tf_keras).
 
     python benchmarks/optimizers.py [--device cuda] [--tf-python /path/to/python-with-tf] [--quick]
+                                    [--suite sgd_momentum] [--layout 2000x100]
 
 Gradients are precomputed; only the update is timed (median of repeated
 steps). Layouts: 1 tensor of 10,000,000 floats, 200 of 50,000, 2,000 of 100
@@ -17,6 +18,7 @@ steps). Layouts: 1 tensor of 10,000,000 floats, 200 of 50,000, 2,000 of 100
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Callable, List, Optional
@@ -56,17 +58,28 @@ def _cell(x: Optional[float], width: int, digits: int = 2) -> str:
     return f"{x:{width}.{digits}f}" if x else f"{'-':>{width}}"
 
 
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--suite", action="append", choices=sorted(SUITES),
+                        help="only this optimizer (repeatable; default: all)")
+    parser.add_argument("--layout", action="append", metavar="COUNTxSIZE",
+                        help="only this layout, e.g. 2000x100 (repeatable; default: the three above)")
+
+
 def main(argv: Optional[List[str]] = None) -> None:
-    args = _cli.parse(__doc__.splitlines()[0], argv, repeat=15, quick_help="tiny layouts, few repetitions")
+    args = _cli.parse(__doc__.splitlines()[0], argv, repeat=15, quick_help="tiny layouts, few repetitions",
+                      extra=_options)
     device, tf_device, worker = _cli.start(args)
     layouts = QUICK_LAYOUTS if args.quick else LAYOUTS
+    if args.layout:
+        layouts = [tuple(int(n) for n in text.split("x")) for text in args.layout]
+    suites = {k: v for k, v in SUITES.items() if not args.suite or k in args.suite}
     repeat = 3 if args.quick else args.repeat
     try:
         print(f"device: {device}, torch {torch.__version__}; tf_keras legacy (eager): "
               + ("measured, interleaved" if worker else "not measured (pass --tf-python)"))
         print(f"{'optimizer':<14}{'layout':<14}{'tfcompat ms':>12}{'torch foreach':>15}{'torch fused':>13}"
               f"{'tf_keras':>10}{'/foreach':>10}{'/fused':>8}{'tf_keras/us':>12}")
-        for name, ((cls_name, kwargs), torch_makers) in SUITES.items():
+        for name, ((cls_name, kwargs), torch_makers) in suites.items():
             for count, size in layouts:
                 gen = torch.Generator(device="cpu").manual_seed(0)
                 values = [torch.randn(size, generator=gen).to(device) for _ in range(count)]
