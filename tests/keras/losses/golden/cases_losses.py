@@ -88,6 +88,8 @@ _N = 2 * C + B + 8  # roundings on the longest path (see the module docstring)
 def _tensor(tf, a, dtype):
     if np.issubdtype(np.asarray(a).dtype, np.integer):
         return tf.constant(a.astype(np.int64))
+    if dtype == "bfloat16":  # (NumPy has no bfloat16: cast from float32 on each side)
+        return tf.cast(tf.constant(np.asarray(a, dtype=np.float32)), tf.bfloat16)
     return tf.constant(np.asarray(a, dtype=dtype))
 
 
@@ -96,7 +98,7 @@ def _loss_case(name, dtype, reduction, weight=None):
 
     def fn(tf):
         loss = getattr(tf.keras.losses, cls)(reduction=reduction, **kwargs)
-        sw = None if weight is None else tf.constant(np.asarray(WEIGHTS[weight], dtype=dtype))
+        sw = None if weight is None else _tensor(tf, WEIGHTS[weight], dtype)
         return loss(_tensor(tf, y_true, dtype), _tensor(tf, y_pred, dtype), sample_weight=sw)
 
     return Case(fn, n=_N, terms="normwise")
@@ -237,3 +239,56 @@ def _squeeze(tf):
 
 CASES["shapes/scce_rank"] = Case(_sparse_shapes, n=_N, terms="normwise")
 CASES["shapes/squeeze_pred"] = Case(_squeeze, n=_N, terms="normwise")
+
+# Half precision: tf_keras computes every loss in the input dtype (Huber in floatx()).
+for _name in LOSSES:
+    for _reduction in ("sum", "sum_over_batch_size"):
+        CASES[f"{_name}/float16/{_reduction}"] = _loss_case(_name, np.float16, _reduction)
+    CASES[f"{_name}/bfloat16/none"] = _loss_case(_name, "bfloat16", "none")
+    GRADIENTS[f"{_name}/float16"] = _grad(_name, np.float16)
+
+
+def _masked(tf):
+    # A Keras mask on y_pred (`_keras_mask`, as tf_keras's layers attach): the mean runs
+    # over the unmasked samples, folded into the sample weight.
+    y_pred = tf.constant(REGR_PRED.astype(np.float32))
+    y_pred._keras_mask = tf.constant(np.array([True, False, True]))
+    out = []
+    for reduction in ("sum_over_batch_size", "sum", "none"):
+        loss = tf.keras.losses.MeanSquaredError(reduction=reduction)
+        out.append(loss(tf.constant(REGR_TRUE.astype(np.float32)), y_pred))
+        out.append(loss(tf.constant(REGR_TRUE.astype(np.float32)), y_pred,
+                        sample_weight=tf.constant(np.array([0.5, 2.0, 1.25], np.float32))))
+    return out
+
+
+def _lists(tf):
+    # Python lists (no squeeze: tf_keras aligns ranks only for tensors) and integer labels.
+    return [tf.keras.losses.MeanSquaredError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]]),
+            tf.keras.losses.MeanSquaredError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]],
+                                               sample_weight=[0.7, 0.3]),
+            tf.keras.losses.mean_squared_error(tf.constant([[0, 1], [2, 0]]),
+                                               tf.constant([[1.0, 1.0], [1.0, 0.5]]))]
+
+
+def _squeeze_labels(tf):
+    # y_true [B, 1] against y_pred [B]: the labels' trailing 1 is squeezed.
+    return tf.keras.losses.MeanAbsoluteError(reduction="none")(
+        tf.constant(REGR_TRUE[:, :1].astype(np.float32)),
+        tf.constant(REGR_PRED[:, 0].astype(np.float32)))
+
+
+def _rank3_weights(tf):
+    # Per-timestep losses [B, T] weighted by [B] (expanded) and by [B, T, 1] (squeezed).
+    yt = tf.constant(np.stack([REGR_TRUE, REGR_TRUE[::-1]], 1).astype(np.float32))
+    yp = tf.constant(np.stack([REGR_PRED, REGR_PRED[::-1]], 1).astype(np.float32))
+    loss = tf.keras.losses.MeanSquaredError(reduction="sum")
+    return [loss(yt, yp, sample_weight=tf.constant(np.array([0.5, 2.0, 1.25], np.float32))),
+            loss(yt, yp, sample_weight=tf.constant(np.ones((B, 2, 1), np.float32) * 0.5)),
+            tf.keras.losses.MeanSquaredError(reduction="none")(yt, yp)]
+
+
+CASES["mask/keras_mask"] = Case(_masked, n=_N, terms="normwise")
+CASES["inputs/lists_and_int_labels"] = Case(_lists, n=_N, terms="normwise")
+CASES["shapes/squeeze_labels"] = Case(_squeeze_labels, n=_N, terms="normwise")
+CASES["shapes/rank3_weights"] = Case(_rank3_weights, n=_N, terms="normwise")
