@@ -35,7 +35,7 @@ from ...framework import variable_protocol as protocol
 from ...framework.name_scope import name_scope as name_scope_cls
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
-from ...ops import math_ops
+from ...ops import binary_math_ops, math_ops
 from ...train.module import Module
 from ...train.data_structures import sticky_attribute_assignment
 from ...variables.enums import VariableAggregation, VariableSynchronization
@@ -752,7 +752,7 @@ class Layer(Module):
             for output in nest.flatten(outputs):
                 loss = convert_to_tensor(self._activity_regularizer(output))
                 batch_size = math_ops.cast(output.shape[0], loss.dtype)
-                self.add_loss(math_ops.divide_no_nan(loss, batch_size))
+                self.add_loss(binary_math_ops.divide_no_nan(loss, batch_size))
 
     def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
         flat_outputs = nest.flatten(outputs)
