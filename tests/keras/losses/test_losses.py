@@ -212,3 +212,30 @@ def test_mismatched_weights_change_nothing():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
         loss(y, y, sample_weight=torch.tensor([1.0, 2.0, 3.0]))
     assert loss.get_config()["reduction"] == "auto"
+
+
+@object_registration.register_keras_serializable(package="pk")
+class _Registered(L.Loss):
+    def call(self, y_true, y_pred):
+        return tf.reduce_mean(y_pred - y_true, -1)
+
+
+class _Plain(L.Loss):
+    def call(self, y_true, y_pred):
+        return tf.reduce_mean(y_pred - y_true, -1)
+
+
+def test_custom_losses_serialize_as_tf_keras():
+    # tf_keras 2.21: the class's module, its registered name (else the class name).
+    record = L.serialize(_Registered())
+    assert record == {"module": __name__, "class_name": "_Registered",
+                      "config": {"reduction": "auto", "name": None},
+                      "registered_name": "pk>_Registered"}
+    assert type(L.deserialize(record)) is _Registered
+    plain = L.serialize(_Plain(name="x"))
+    assert plain["registered_name"] == "_Plain" and plain["module"] == __name__
+    with pytest.raises(TypeError, match="Cannot deserialize object of type `_Plain`. If `_Plain` "
+                                        "is a custom class, please register it"):
+        L.deserialize(plain)
+    y = torch.tensor([[1.0, 3.0]])
+    assert float(_Registered(reduction=R.SUM)(y, 2 * y)) == 2.0

@@ -95,10 +95,18 @@ def serialize(loss: Any, use_legacy_format: bool = False) -> Optional[Union[dict
         return {"module": "builtins", "class_name": "function", "config": name,
                 "registered_name": "function"}
     cls = type(loss)
-    registered = object_registration._GLOBAL_CUSTOM_NAMES.get(cls)
+    builtin = cls.__module__.startswith("tfcompat.keras.losses")
     if use_legacy_format:
-        return {"class_name": registered or cls.__name__, "config": loss.get_config()}
-    module = "keras.losses" if cls.__module__.startswith("tfcompat.keras.losses") else cls.__module__
+        name = cls.__name__ if builtin else object_registration.get_registered_name(cls)
+        return {"class_name": name, "config": loss.get_config()}
+    # tf_keras: built-ins are `keras.losses` with no registered name; anything else keeps
+    # its module (None for `__main__`) and its registered name (`package>Name`, else the
+    # class name).
+    if builtin:
+        module, registered = "keras.losses", None
+    else:
+        module = None if cls.__module__ == "__main__" else cls.__module__
+        registered = object_registration.get_registered_name(cls)
     return {"module": module, "class_name": cls.__name__, "config": loss.get_config(),
             "registered_name": registered}
 
@@ -122,6 +130,12 @@ def deserialize(name: Union[str, dict], custom_objects: Optional[Dict[str, Any]]
             cls = object_registration.get_registered_object(class_name, custom_objects,
                                                             _module_objects())
         if cls is None:
+            module = name.get("module")
+            if module and module != "keras.losses":
+                raise TypeError(
+                    f"Cannot deserialize object of type `{class_name}`. If `{class_name}` is a "
+                    "custom class, please register it using the "
+                    "`@keras.saving.register_keras_serializable()` decorator.")
             raise _unknown(class_name)
         if inspect.isclass(cls):
             return cls.from_config(dict(config))
