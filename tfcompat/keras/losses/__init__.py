@@ -8,17 +8,15 @@ registry, then this module's names (aliases included: `mse`, `MSE`, `bce`, `kld`
 
 `serialize`/`deserialize` write and read tf_keras's v3 dicts (`module`, `class_name`,
 `config`, `registered_name`) and, with `use_legacy_format=True`, the older
-`{"class_name", "config"}` form; they are implemented here against the registry
-(`saving/object_registration.py`) rather than a shared serialization module.
+`{"class_name", "config"}` form, through `saving/serialization.py`.
 """
 
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any, Callable, Dict, Optional, Union
 
-from ..saving import object_registration
+from ..saving import serialization
 from .hinge import CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge, squared_hinge
 from .loss import Loss, LossFunctionWrapper, Reduction, ReductionV2, compute_weighted_loss
 from .probabilistic import (BinaryCrossentropy, BinaryFocalCrossentropy, CategoricalCrossentropy,
@@ -59,24 +57,12 @@ __all__ = [
 ]
 
 
-def _module_objects() -> Dict[str, Any]:
-    return {name: value for name, value in globals().items()
-            if inspect.isclass(value) and issubclass(value, Loss) or inspect.isfunction(value)}
-
-
-def _unknown(name: str) -> ValueError:
-    return ValueError(
-        f"Unknown loss function: '{name}'. Please ensure you are using a "
-        "`keras.utils.custom_object_scope` and that this object is included in the scope. See "
-        "https://www.tensorflow.org/guide/keras/save_and_serialize"
-        "#registering_the_custom_object for details.")
-
-
-def _resolve(name: str, custom_objects: Optional[Dict[str, Any]]) -> Any:
-    obj = object_registration.get_registered_object(name, custom_objects, _module_objects())
-    if obj is None:
-        raise _unknown(name)
-    return obj
+# Public names, so serialization writes `"module": "keras.losses"` for the built-ins and
+# resolves "keras.losses.Huber" (each object's own name first: it is the canonical one).
+_EXPORTED = [n for n in __all__ if n in globals()]  # (the loss objects; get & co. follow)
+for _name in sorted(_EXPORTED, key=lambda n: n != globals()[n].__name__):
+    serialization.keras_export(f"keras.losses.{_name}")(globals()[_name])
+serialization.keras_export("keras.losses.LossFunctionWrapper")(LossFunctionWrapper)
 
 
 def serialize(loss: Any, use_legacy_format: bool = False) -> Optional[Union[dict, str]]:
@@ -85,62 +71,25 @@ def serialize(loss: Any, use_legacy_format: bool = False) -> Optional[Union[dict
     it (with its warning that only `Loss` objects are meant)."""
     if loss is None:
         return None
-    if not isinstance(loss, Loss):
-        warnings.warn("The `keras.losses.serialize()` API should only be used for objects of "
-                      f"type `keras.losses.Loss`. Found an instance of type {type(loss)}, which "
-                      "may lead to improper serialization.", stacklevel=2)
-        name = object_registration.get_registered_name(loss)
-        if use_legacy_format:
-            return name
-        return {"module": "builtins", "class_name": "function", "config": name,
-                "registered_name": "function"}
-    cls = type(loss)
-    builtin = cls.__module__.startswith("tfcompat.keras.losses")
+    serialization.warn_if_not_instance("losses", "Loss", loss, (Loss,))
     if use_legacy_format:
-        name = cls.__name__ if builtin else object_registration.get_registered_name(cls)
-        return {"class_name": name, "config": loss.get_config()}
-    # tf_keras: built-ins are `keras.losses` with no registered name; anything else keeps
-    # its module (None for `__main__`) and its registered name (`package>Name`, else the
-    # class name).
-    if builtin:
-        module, registered = "keras.losses", None
-    else:
-        module = None if cls.__module__ == "__main__" else cls.__module__
-        registered = object_registration.get_registered_name(cls)
-    return {"module": module, "class_name": cls.__name__, "config": loss.get_config(),
-            "registered_name": registered}
+        return serialization.legacy_serialize_keras_object(loss)
+    return serialization.serialize_keras_object(loss)
 
 
 def deserialize(name: Union[str, dict], custom_objects: Optional[Dict[str, Any]] = None,
                 use_legacy_format: bool = False) -> Any:
-    """`tf.keras.losses.deserialize`: a name (a function or a class, instantiated with its
-    defaults) or a serialized dict back to a loss."""
-    del use_legacy_format  # both dict forms are read alike
-    if isinstance(name, str):
-        obj = _resolve(name, custom_objects)
-        return obj() if inspect.isclass(obj) else obj
-    if isinstance(name, dict):
-        class_name = name.get("class_name")
-        config = name.get("config", {})
-        if class_name == "function":
-            return _resolve(config, custom_objects)
-        key = name.get("registered_name") or class_name
-        cls = object_registration.get_registered_object(key, custom_objects, _module_objects())
-        if cls is None and key != class_name:
-            cls = object_registration.get_registered_object(class_name, custom_objects,
-                                                            _module_objects())
-        if cls is None:
-            module = name.get("module")
-            if module and module != "keras.losses":
-                raise TypeError(
-                    f"Cannot deserialize object of type `{class_name}`. If `{class_name}` is a "
-                    "custom class, please register it using the "
-                    "`@keras.saving.register_keras_serializable()` decorator.")
-            raise _unknown(class_name)
-        if inspect.isclass(cls):
-            return cls.from_config(dict(config))
-        return cls
-    raise ValueError(f"Could not interpret loss function identifier: {name}")
+    """`tf.keras.losses.deserialize`: a name (a function, or a class instantiated with its
+    defaults) or a serialized dict back to a loss, resolved through the custom-object
+    scopes, the registry, `custom_objects` and this module's names."""
+    module_objects = {k: v for k, v in globals().items() if not k.startswith("_")}
+    if use_legacy_format:
+        return serialization.legacy_deserialize_keras_object(
+            name, module_objects=module_objects, custom_objects=custom_objects,
+            printable_module_name="loss function")
+    return serialization.deserialize_keras_object(
+        name, module_objects=module_objects, custom_objects=custom_objects,
+        printable_module_name="loss function")
 
 
 def get(identifier: Any) -> Optional[Callable]:
@@ -148,7 +97,10 @@ def get(identifier: Any) -> Optional[Callable]:
     is) to a loss; anything else is tf_keras's `ValueError`."""
     if identifier is None:
         return None
-    if isinstance(identifier, (str, dict)):
+    if isinstance(identifier, str):
+        # tf_keras reads a bare name in the legacy way (it raises for unknown names)
+        return deserialize(identifier, use_legacy_format="module" not in identifier)
+    if isinstance(identifier, dict):
         return deserialize(identifier)
     if callable(identifier):
         return identifier
