@@ -292,3 +292,60 @@ CASES["mask/keras_mask"] = Case(_masked, n=_N, terms="normwise")
 CASES["inputs/lists_and_int_labels"] = Case(_lists, n=_N, terms="normwise")
 CASES["shapes/squeeze_labels"] = Case(_squeeze_labels, n=_N, terms="normwise")
 CASES["shapes/rank3_weights"] = Case(_rank3_weights, n=_N, terms="normwise")
+
+
+# Configs, serialized records and name resolution, as tf_keras 2.21 writes them.
+def _config_case(cls, kwargs):
+    def fn(tf):
+        loss = getattr(tf.keras.losses, cls)(**kwargs)
+        restored = tf.keras.losses.deserialize(tf.keras.losses.serialize(loss))
+        return {"config": loss.get_config(), "serialized": tf.keras.losses.serialize(loss),
+                "legacy": tf.keras.losses.serialize(loss, use_legacy_format=True),
+                "restored": [type(restored).__name__, restored.get_config()],
+                "from_config": type(loss).from_config(loss.get_config()).get_config()}
+    return Case(fn)
+
+
+for _name, (_cls, _kwargs, _, _) in LOSSES.items():
+    CASES[f"config/{_name}"] = _config_case(_cls, _kwargs)
+    CASES[f"config/{_name}/sum_named"] = _config_case(_cls, dict(_kwargs, reduction="sum",
+                                                                 name="my_loss"))
+
+_ALIASES = ["mse", "MSE", "mae", "MAE", "mape", "MAPE", "msle", "MSLE", "kld", "KLD",
+            "kullback_leibler_divergence", "kl_divergence", "logcosh", "log_cosh", "huber",
+            "huber_loss", "bce", "BCE", "binary_crossentropy", "binary_focal_crossentropy",
+            "categorical_crossentropy", "categorical_focal_crossentropy",
+            "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge",
+            "poisson", "cosine_similarity", "mean_squared_error", "MeanSquaredError", "Huber",
+            "BinaryFocalCrossentropy", "SparseCategoricalCrossentropy"]
+
+
+def _get_case(alias):
+    def fn(tf):
+        obj = tf.keras.losses.get(alias)
+        if isinstance(obj, tf.keras.losses.Loss):
+            return ["instance", type(obj).__name__, obj.get_config()]
+        return ["function", obj.__name__]
+    return Case(fn)
+
+
+for _alias in _ALIASES:
+    CASES[f"get/{_alias}"] = _get_case(_alias)
+
+
+def _serialize_function(tf):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [tf.keras.losses.serialize(tf.keras.losses.mse),
+                tf.keras.losses.serialize(tf.keras.losses.categorical_crossentropy,
+                                          use_legacy_format=True),
+                tf.keras.losses.deserialize(
+                    {"module": "builtins", "class_name": "function", "config": "mse",
+                     "registered_name": "function"}).__name__]
+
+
+CASES["serialize/functions"] = Case(_serialize_function)
+CASES["error/legacy_unknown_class"] = Case(
+    lambda tf: tf.keras.losses.deserialize({"class_name": "Nope", "config": {}},
+                                           use_legacy_format=True), match_message=True)
