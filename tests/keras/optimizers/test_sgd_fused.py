@@ -113,3 +113,48 @@ def test_optimizer_keeps_one_workspace_per_group():
     for v in variables:
         assert torch.equal(v.value(), var.expand(5))
         assert torch.equal(opt.get_slot(v, "momentum").value(), accum.expand(5))
+
+
+_ALIGNED_SIZES = st.lists(st.sampled_from([8, 16, 32, 48, 64, 160]), min_size=sgd_lib._FLAT_MIN_TENSORS,
+                          max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_ALIGNED_SIZES, st.sampled_from([torch.float32, torch.float64]), st.integers(0, 10_000),
+       st.sampled_from([0.01, 0.7]), st.sampled_from([0.9, 0.0, -0.0, 1.0]))
+def test_one_kernel_form_on_aligned_tensors_equals_tf_operations(sizes, dtype, seed, lr_value, momentum):
+    """Lengths that are whole multiples of 64 bytes (float64: 8 elements, float32: 16) may take the
+    one-kernel form (no `accum * momentum` pass); momentum 0 still sets the accumulator."""
+    params, grads, bufs, lr, m = _case([(n,) for n in sizes], dtype, seed, lr_value, momentum)
+    want_p, want_b = [p.clone() for p in params], [b.clone() for b in bufs]
+    _reference(want_p, grads, want_b, lr, m)
+    sgd_lib.sgd(params, grads, bufs, lr=lr, momentum=m, workspace={})
+    for got, want in zip(params + bufs, want_p + want_b):
+        assert torch.equal(got, want)
+        assert torch.equal(torch.signbit(got), torch.signbit(want))
+
+
+def test_the_one_kernel_form_is_refused_where_the_kernel_contracts_buf_times_m(monkeypatch):
+    """`_vector_loop_exact` says False for a kernel that rounds `buf * m - grad` once (as the
+    kernel's scalar tail does), and the update then stays exact through the two-kernel form."""
+    real = torch._fused_sgd_
+
+    def contracting(params, grads, bufs, *, momentum, **kw):
+        if momentum == 1.0:
+            return real(params, grads, bufs, momentum=momentum, **kw)
+        for p, g, b in zip(params, grads, bufs):  # buf * m - grad, one rounding (float64 is exact
+            b.copy_((b.double() * momentum - g.double()).to(b.dtype))  # for float32's operands)
+            p.add_(b)
+
+    monkeypatch.setattr(torch, "_fused_sgd_", contracting)
+    sgd_lib._vector_loop_exact.cache_clear()
+    try:
+        assert not sgd_lib._vector_loop_exact(torch.float32)
+        params, grads, bufs, lr, m = _case([(16,)] * sgd_lib._FLAT_MIN_TENSORS, torch.float32, 3, 0.01, 0.9)
+        want_p, want_b = [p.clone() for p in params], [b.clone() for b in bufs]
+        _reference(want_p, grads, want_b, lr, m)
+        sgd_lib.sgd(params, grads, bufs, lr=lr, momentum=m, workspace={})
+        for got, want in zip(params + bufs, want_p + want_b):
+            assert torch.equal(got, want)
+    finally:
+        sgd_lib._vector_loop_exact.cache_clear()

@@ -18,6 +18,7 @@ to 0 and never moves, float32 and float64 keep tiny steps).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional
 
 import torch
@@ -68,16 +69,69 @@ def _step(params: list, grads: list, momentum_buffers: Optional[list], scaled: l
 # and update the variable from the unrounded float32 accumulator: not TF's rounding.)
 _FUSED_DTYPES = (torch.float32, torch.float64)
 
+# The kernel's vector loop (torch 2.13, x86-64) contracts only `grad * (1 - dampening)`, so
+# with m = momentum it rounds `buf * m` on its own and TF's update takes one kernel, no
+# `accum * momentum` pass; its scalar tail (the last `numel % vector width` elements of a
+# chunk) contracts `buf * m` instead, which TF does not. So the one-kernel form runs only on
+# tensors whose length is a multiple of `_ALIGN_BYTES` (every vector width torch's CPU builds
+# use divides it; the kernel's thread chunks are whole cache lines) and only where
+# `_vector_loop_exact` saw it give TF's values; elsewhere `accum * momentum` comes first.
+_ALIGN_BYTES = 64
+
 
 def _fused_ok(p: torch.Tensor, nesterov: bool) -> bool:
     return not nesterov and p.device.type == "cpu" and p.dtype in _FUSED_DTYPES
 
 
-def _fused_update(params: list, scaled: list, momentum_buffers: list, momentum: Any) -> None:
-    """TF's momentum update given `scaled = g * lr`, as two kernels (see `_FUSED_DTYPES`)."""
-    torch._foreach_mul_(momentum_buffers, momentum)        # accum * momentum
+def _aligned(numel: int, dtype: torch.dtype) -> bool:
+    return numel % (_ALIGN_BYTES // _ITEMSIZE[dtype]) == 0
+
+
+_ITEMSIZE = {torch.float32: 4, torch.float64: 8}
+
+
+def _one_kernel(momentum: float, dtype: torch.dtype) -> bool:
+    # (momentum 0 would make the kernel skip the accumulator: TF still sets it to -g * lr)
+    return momentum != 0 and _vector_loop_exact(dtype)
+
+
+def _fused_update(params: list, scaled: list, momentum_buffers: list, momentum: float,
+                  aligned: bool = False) -> None:
+    """TF's momentum update given `scaled = g * lr` (see `_FUSED_DTYPES`): one kernel where
+    every tensor is `aligned` (see `_ALIGN_BYTES`), else two."""
+    if aligned and _one_kernel(momentum, params[0].dtype):
+        torch._fused_sgd_(params, scaled, momentum_buffers, weight_decay=0.0, momentum=momentum,
+                          lr=-1.0, dampening=2.0, nesterov=False, maximize=False, is_first_step=False)
+        return
+    torch._foreach_mul_(momentum_buffers, _momentum_tensor(momentum, params[0]))  # accum * m
     torch._fused_sgd_(params, scaled, momentum_buffers, weight_decay=0.0, momentum=1.0, lr=-1.0,
                       dampening=2.0, nesterov=False, maximize=False, is_first_step=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _vector_loop_exact(dtype: torch.dtype) -> bool:
+    """Whether the fused kernel with m = momentum gives TF's values on aligned lengths, checked
+    once per dtype on random values over many binades (a contraction of `buf * m` changes
+    about one result in ten)."""
+    gen = torch.Generator().manual_seed(20261202)
+    unit = _ALIGN_BYTES // _ITEMSIZE[dtype]
+    for k in (1, 2, 3, 7, 64, 4099):
+        n = unit * k
+        p, g, b = (torch.randn(n, generator=gen, dtype=torch.float64)
+                   * torch.exp(torch.randn(n, generator=gen, dtype=torch.float64) * 4) for _ in range(3))
+        p, g, b = p.to(dtype), g.to(dtype), b.to(dtype)
+        for m_value in (0.9, 0.99, 0.5):
+            lr = torch.tensor(0.01, dtype=dtype)
+            m = float(torch.tensor(m_value, dtype=torch.float32).to(dtype))
+            s = g * lr
+            want_b = b * m - s
+            want_p = p + want_b
+            got_p, got_b = p.clone(), b.clone()
+            torch._fused_sgd_([got_p], [s], [got_b], weight_decay=0.0, momentum=m, lr=-1.0,
+                              dampening=2.0, nesterov=False, maximize=False, is_first_step=False)
+            if not (torch.equal(got_b, want_b) and torch.equal(got_p, want_p)):
+                return False
+    return True
 
 
 def _momentum_tensor(momentum: float, like: torch.Tensor) -> torch.Tensor:
@@ -110,7 +164,16 @@ def _through_scratch(params: list, grads: list, momentum_buffers: Optional[list]
                 buffers = [bb for _, _, bb in batch] if momentum_buffers else None
                 batch_params = [bp for bp, _, _ in batch]
                 if buffers and _fused_ok(scratch, nesterov):
-                    _fused_update(batch_params, views, buffers, _momentum_tensor(momentum, scratch))
+                    dtype = scratch.dtype
+                    odd = [i for i, bp in enumerate(batch_params) if not _aligned(bp.numel(), dtype)]
+                    if not odd:
+                        _fused_update(batch_params, views, buffers, momentum, aligned=True)
+                    else:  # (at most one piece per tensor, its last)
+                        even = [i for i in range(len(batch)) if i not in odd]
+                        for idx, aligned in ((even, True), (odd, False)):
+                            if idx:
+                                _fused_update([batch_params[i] for i in idx], [views[i] for i in idx],
+                                              [buffers[i] for i in idx], momentum, aligned=aligned)
                 else:
                     _step(batch_params, None, buffers, views, lr, momentum, nesterov)
             batch, used = [], 0
@@ -148,11 +211,12 @@ class _FlatLayout:
     not every step (2000 views: about 1 ms).
     """
 
-    __slots__ = ("key", "buffer", "batches")
+    __slots__ = ("key", "buffer", "batches", "aligned")
 
     def __init__(self, key: list, shapes: list, like: torch.Tensor) -> None:
         self.key = key  # the tensors' sizes when all are vectors, else their shapes
         sizes = [s.numel() for s in shapes]
+        self.aligned = like.dtype in _ITEMSIZE and all(_aligned(n, like.dtype) for n in sizes)
         bounds = _batches(sizes)
         self.buffer = torch.empty(max(sum(sizes[a:b]) for a, b in bounds), dtype=like.dtype,
                                   device=like.device)
@@ -179,13 +243,12 @@ def _flat_fused_step(params: list, grads: list, momentum_buffers: list, lr: Any,
                      layout: _FlatLayout) -> None:
     """TF's momentum update of many small tensors: `g * lr` on one flat copy, then the fused
     kernel over the tensors themselves (see `_fused_update`)."""
-    m = _momentum_tensor(momentum, params[0])
     vectors = type(layout.key[0]) is int
     for start, stop, flat, views in layout.batches:
         gs = grads[start:stop]
         torch.cat(gs if vectors else _flat(gs), out=flat)
         flat.mul_(lr)                                                               # g * lr
-        _fused_update(params[start:stop], views, momentum_buffers[start:stop], m)
+        _fused_update(params[start:stop], views, momentum_buffers[start:stop], momentum, layout.aligned)
 
 
 def _flat_step(params: list, grads: list, momentum_buffers: Optional[list], lr: Any,
