@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import importlib
 
+import ml_dtypes
 import numpy as np
 
 from tests.ops.golden.harness import Case, Grad
 
 _X = [-10.0, -3.0, -1.5, -0.5, -1e-3, 0.0, 1e-3, 0.5, 1.0, 2.5, 3.0, 6.0, 7.0, 20.0]
 _FLOATS = ("float32", "float64", "float16", "bfloat16")
+_NP = {"float32": np.float32, "float64": np.float64, "float16": np.float16,
+       "bfloat16": ml_dtypes.bfloat16}
 _rng = np.random.RandomState(7)
 _W = _rng.uniform(-2.0, 2.0, size=(4, 3))
 _W3 = _rng.uniform(-2.0, 2.0, size=(2, 3, 4))
@@ -100,10 +103,11 @@ for _name, (_fn, _ulps, _smooth) in _ACTIVATIONS.items():
         extra = dict(n=4, terms=_one_plus_abs(_dt)) if _smooth else {}
         CASES[f"act_{_name}_{_dt}"] = Case(
             lambda tf, fn=_fn, dt=_dt: fn(tf, _x(tf, dt)), ulps=_ulps, **extra)
-    for _dt in ("float32", "float64", "float16"):
+    for _dt in _FLOATS:
         extra = dict(n=4, terms=lambda tf, dt=_dt: [_one_plus_abs(dt)(tf)]) if _smooth else {}
         GRADIENTS[f"act_{_name}_{_dt}"] = Grad(
-            lambda tf, v, fn=_fn: fn(tf, v), [np.array(_X, dtype=_dt)], ulps=_ulps, **extra)
+            lambda tf, v, fn=_fn: fn(tf, v), [np.array(_X, dtype=_NP[_dt])], ulps=_ulps,
+            **extra)
 
 # Softmax: `k - 1` additions of positive terms, the exp before and the division after.
 for _dt in _FLOATS:
