@@ -101,7 +101,9 @@ def _loss_case(name, dtype, reduction, weight=None):
         sw = None if weight is None else _tensor(tf, WEIGHTS[weight], dtype)
         return loss(_tensor(tf, y_true, dtype), _tensor(tf, y_pred, dtype), sample_weight=sw)
 
-    return Case(fn, n=_N, terms="normwise")
+    # (match_message: a weight of the wrong rank, w_full against [B] losses, or a [B]
+    # weight against the [C] losses of axis=0, is tf_keras's squeeze / broadcast error)
+    return Case(fn, n=_N, terms="normwise", match_message=True)
 
 
 def _grad(name, dtype):
@@ -284,6 +286,7 @@ def _rank3_weights(tf):
     yp = tf.constant(np.stack([REGR_PRED, REGR_PRED[::-1]], 1).astype(np.float32))
     loss = tf.keras.losses.MeanSquaredError(reduction="sum")
     return [loss(yt, yp, sample_weight=tf.constant(np.array([0.5, 2.0, 1.25], np.float32))),
+            loss(yt, yp, sample_weight=tf.constant(WEIGHTS["w_full"][:, :2].astype(np.float32))),
             loss(yt, yp, sample_weight=tf.constant(np.ones((B, 2, 1), np.float32) * 0.5)),
             tf.keras.losses.MeanSquaredError(reduction="none")(yt, yp)]
 
