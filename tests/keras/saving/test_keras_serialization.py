@@ -134,3 +134,14 @@ def test_json_round_trip_through_each_module(module, obj):
     text = json.dumps(module.serialize(obj))
     restored = module.get(json.loads(text))
     assert type(restored) is type(obj) and restored.get_config() == obj.get_config()
+
+
+def test_public_signature_takes_custom_objects_second():
+    class Box(initializers.Initializer):
+        def __call__(self, shape, dtype=None, **kwargs):
+            return tf.zeros(shape)
+
+    config = {"module": "nowhere", "class_name": "Box", "config": {}, "registered_name": "Box"}
+    assert isinstance(S.public_deserialize_keras_object(config, {"Box": Box}), Box)
+    with pytest.raises(ValueError, match="not supported: \\['bogus'\\]"):
+        S.public_deserialize_keras_object(config, bogus=1)

@@ -36,6 +36,7 @@ from . import object_registration
 
 __all__ = [
     "keras_export", "serialize_keras_object", "deserialize_keras_object",
+    "public_deserialize_keras_object",
     "legacy_serialize_keras_object", "legacy_deserialize_keras_object",
     "serialize_keras_class_and_config", "class_and_config_for_serialized_keras_object",
     "get_symbol_from_name",
@@ -216,6 +217,18 @@ def deserialize_keras_object(identifier: Any, module_objects: Optional[dict] = N
                                                printable_module_name)
     custom_objects = _all_custom_objects(custom_objects)
     return _deserialize(identifier, module_objects, custom_objects, safe_mode)
+
+
+def public_deserialize_keras_object(config: Any, custom_objects: Optional[dict] = None,
+                                   safe_mode: bool = True, **kwargs: Any) -> Any:
+    """`tf.keras.saving.deserialize_keras_object` with tf_keras's public signature
+    (`custom_objects` second; `module_objects` and `printable_module_name` by keyword)."""
+    module_objects = kwargs.pop("module_objects", None)
+    printable_module_name = kwargs.pop("printable_module_name", "object")
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
+    return deserialize_keras_object(config, module_objects, custom_objects,
+                                    printable_module_name, safe_mode)
 
 
 def _deserialize(config: Any, module_objects: Optional[dict], custom_objects: dict,
