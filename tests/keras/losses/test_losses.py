@@ -242,3 +242,11 @@ def test_custom_losses_serialize_as_tf_keras():
         L.deserialize(dict(plain, module=None))
     y = torch.tensor([[1.0, 3.0]])
     assert float(_Registered(reduction=R.SUM)(y, 2 * y)) == 2.0
+
+
+def test_base_loss_builds_and_raises_when_called():
+    # tf_keras's Loss has no ABCMeta: it builds, and only `call` raises.
+    loss = L.Loss(reduction=R.SUM, name="base")
+    assert loss.get_config() == {"reduction": "sum", "name": "base"}
+    with pytest.raises(NotImplementedError, match="Must be implemented in subclasses."):
+        loss(torch.ones(2, 1), torch.ones(2, 1))

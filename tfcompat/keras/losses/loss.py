@@ -18,7 +18,6 @@ over the helpers:
 
 from __future__ import annotations
 
-import abc
 from typing import Any, Callable, Dict, Optional
 
 import numpy as np
@@ -204,7 +203,7 @@ def apply_valid_mask(losses: Any, sw: Any, mask: Any, reduction: str) -> Any:
     return apply_mask(losses, sw, mask)
 
 
-class Loss(abc.ABC):
+class Loss:
     """`tf.keras.losses.Loss`: subclasses implement `call(y_true, y_pred)` (per-sample
     losses); `__call__` applies masks, `sample_weight` and the reduction.
 
@@ -233,9 +232,8 @@ class Loss(abc.ABC):
         """The weighted, reduced loss: shape `[batch, d0, .. dN-1]` for `NONE`, else a
         scalar. `sample_weight`: a scalar scales the loss, `[batch]` scales each sample,
         `[batch, d0, .. dN-1]` (or broadcastable) scales each loss element."""
-        # The reduction is resolved first: tf_keras checks the strategy only after `call`,
-        # but `call` has no side effects, so the outcome (the same ValueError) is the same
-        # and no work is wasted.
+        # tf_keras's order: `call` first (its shape errors win), then the reduction, whose
+        # strategy check raises before anything is weighted.
         losses = self.call(y_true, y_pred)
         in_mask, out_mask = get_mask(y_pred), get_mask(losses)
         if in_mask is not None and out_mask is not None:
@@ -253,7 +251,8 @@ class Loss(abc.ABC):
     def get_config(self) -> Dict[str, Any]:
         return {"reduction": self.reduction, "name": self.name}
 
-    @abc.abstractmethod
+    # (abstract in tf_keras only by convention: `Loss` has no ABCMeta there, so `Loss()` can
+    # be built and raises only when called; the same here)
     def call(self, y_true: Any, y_pred: Any) -> torch.Tensor:
         """Per-sample losses, shape `[batch_size, d0, .. dN-1]`."""
         raise NotImplementedError("Must be implemented in subclasses.")
