@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 

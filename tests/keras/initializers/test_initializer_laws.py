@@ -12,7 +12,6 @@ import math
 import random
 import warnings
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given, strategies as st

@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 
 from ..saving import serialization as _serialization
 from .constant_initializers import Constant, Identity, Ones, Zeros
-from .initializer import Initializer, compute_fans
+from .initializer import Initializer
 from .random_initializers import (GlorotNormal, GlorotUniform, HeNormal, HeUniform, LecunNormal,
                                   LecunUniform, Orthogonal, RandomNormal, RandomUniform,
                                   TruncatedNormal, VarianceScaling)

@@ -9,7 +9,7 @@ DTensor's `layout`; anything else is TF's `TypeError`.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from ...framework import dtypes as _dtypes
 from .. import backend
@@ -117,7 +117,3 @@ def compute_fans(shape: Any) -> tuple:
         fan_in = shape[-2] * receptive_field
         fan_out = shape[-1] * receptive_field
     return int(fan_in), int(fan_out)
-
-
-def dtype_or_none(dtype: Optional[Any]) -> Optional[str]:
-    return None if dtype is None else _dtypes.as_dtype(dtype).name
