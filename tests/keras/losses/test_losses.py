@@ -250,3 +250,21 @@ def test_base_loss_builds_and_raises_when_called():
     assert loss.get_config() == {"reduction": "sum", "name": "base"}
     with pytest.raises(NotImplementedError, match="Must be implemented in subclasses."):
         loss(torch.ones(2, 1), torch.ones(2, 1))
+
+
+@pytest.mark.parametrize("cls,kwargs,kind", CLASSES, ids=IDS)
+@given(batch=st.integers(1, 5), seed=st.integers(0, 2**16),
+       weights=st.lists(st.floats(0.0, 4.0), min_size=5, max_size=5))
+def test_weighted_laws(cls, kwargs, kind, batch, seed, weights):
+    y_true, y_pred = _inputs(kind, batch, 3, seed)
+    w = torch.tensor(weights[:batch], dtype=torch.float64)
+    plain = cls(reduction=R.NONE, **kwargs)(y_true, y_pred)
+    none = cls(reduction=R.NONE, **kwargs)(y_true, y_pred, sample_weight=w)
+    assert torch.equal(none, plain * w.to(plain.dtype))  # one rounded product per sample (Huber: float32)
+    # a [batch, 1] weight is squeezed to the same per-sample weighting
+    assert torch.equal(cls(reduction=R.NONE, **kwargs)(y_true, y_pred, sample_weight=w[:, None]),
+                       none)
+    total = cls(reduction=R.SUM, **kwargs)(y_true, y_pred, sample_weight=w)
+    torch.testing.assert_close(total, none.sum(), rtol=1e-12, atol=1e-12)
+    mean = cls(reduction=R.SUM_OVER_BATCH_SIZE, **kwargs)(y_true, y_pred, sample_weight=w)
+    torch.testing.assert_close(mean, none.sum() / batch, rtol=1e-12, atol=1e-12)
