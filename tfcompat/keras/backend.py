@@ -33,6 +33,10 @@ __all__ = [
     "shape", "variable",
 ]
 
+# `tf.keras.utils.set_random_seed` puts a `random.Random(seed)` here as `.generator`;
+# unseeded initializers draw their seed from it when present (tf_keras's `_SEED_GENERATOR`).
+_SEED_GENERATOR = threading.local()
+
 _FLOATX = "float32"
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = "channels_last"
