@@ -28,10 +28,23 @@ def test_average_over_the_global_batch():
 def test_errors():
     with pytest.raises(ValueError, match="at least rank 1"):
         tf.nn.compute_average_loss(torch.tensor(1.0))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="positive"):
-        tf.nn.compute_average_loss(torch.tensor([1.0]), global_batch_size=0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-negative"):
+        tf.nn.compute_average_loss(torch.tensor([1.0]), global_batch_size=-1)
     with pytest.raises(TypeError, match="integer"):
         tf.nn.compute_average_loss(torch.tensor([1.0]), global_batch_size=2.5)
+
+
+def test_empty_batches_integers_and_tensor_regularization_as_tf():
+    """TF 2.21 (checked live): a global batch of 0 gives 0 (div_no_nan); integer losses divide
+    as truediv (float64); a regularization tensor is summed first."""
+    assert float(tf.nn.compute_average_loss(torch.zeros(0))) == 0.0
+    zero = tf.nn.compute_average_loss(torch.tensor([1.0, 2.0]), global_batch_size=0)
+    assert float(zero) == 0.0 and zero.dtype is torch.float32
+    ints = tf.nn.compute_average_loss(torch.tensor([1, 2], dtype=torch.int32))
+    assert ints.dtype is torch.float64 and float(ints) == 1.5
+    summed = tf.nn.scale_regularization_loss(torch.tensor([1.0, 2.0]))
+    assert summed.shape == () and float(summed) == 3.0
+    assert tf.nn.scale_regularization_loss(torch.tensor(3, dtype=torch.int32)).dtype is torch.float64
 
 
 def test_under_a_strategy_the_batch_is_scaled_by_the_replicas(strategy):

@@ -29,7 +29,8 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None,
     """`sum(per_example_loss * sample_weight) / global_batch_size` (0 for an empty batch).
 
     Without `global_batch_size`: this replica's batch times the replicas in
-    sync. The result keeps the loss's dtype.
+    sync. The result keeps a float loss's dtype; an integer loss divides as TF's
+    truediv (float64 for int32/int64).
     """
     loss = convert_to_tensor(per_example_loss)
     if loss.dim() < 1:
@@ -47,18 +48,29 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None,
         raise errors.InvalidArgumentError(None, None, "global_batch_size must be scalar.")
     if size.is_floating_point() or size.dtype is torch.bool:
         raise TypeError("global_batch_size must be an integer.")
-    if int(size) <= 0:
-        raise errors.InvalidArgumentError(None, None, "global_batch_size must be positive.")
-    total = loss.sum()
-    denom = size.to(dtype=dtype, device=total.device)
-    return total / denom  # (positive, so TF's div_no_nan is a plain division)
+    if int(size) < 0:
+        raise errors.InvalidArgumentError(None, None, "global_batch_size must be non-negative.")
+    total = _as_quotient_dtype(loss.sum())
+    if int(size) == 0:  # TF's div_no_nan: an empty global batch has loss 0
+        return torch.zeros((), dtype=total.dtype, device=total.device)
+    return total / size.to(dtype=total.dtype, device=total.device)
+
+
+def _as_quotient_dtype(x: torch.Tensor) -> torch.Tensor:
+    """TF's truediv result dtype: integers divide in float64 (int32/int64) or float32."""
+    if x.is_floating_point() or x.is_complex():
+        return x
+    if x.dtype in (torch.int32, torch.int64):
+        return x.to(torch.float64)
+    return x.to(torch.float32)
 
 
 def scale_regularization_loss(regularization_loss: Any) -> torch.Tensor:
-    """The sum of `regularization_loss` (a tensor or a list) divided by the replicas in sync."""
+    """The sum of `regularization_loss` (a tensor, summed over its elements, or a list of
+    them) divided by the replicas in sync."""
     if isinstance(regularization_loss, (list, tuple)):
         from ..ops.reduction_ops import add_n
         regularization_loss = add_n(regularization_loss)
     _replica_context_required("scale_regularization_loss")
-    loss = convert_to_tensor(regularization_loss)
+    loss = _as_quotient_dtype(convert_to_tensor(regularization_loss).sum())  # TF: reduce_sum
     return loss / distribute_lib.get_strategy().num_replicas_in_sync

@@ -1,6 +1,6 @@
 """tf.keras.losses: laws of the reductions, config round trips, get/serialize, the logits
 fast path and the rules under a tf.distribute strategy (values checked against tf_keras
-2.21 by hand where noted; the numerics are in test_golden.py)."""
+2.21 by hand where noted; the numerics are in test_losses_golden.py)."""
 
 from __future__ import annotations
 
