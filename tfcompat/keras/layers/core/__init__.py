@@ -1,5 +1,6 @@
 """Core layers."""
 
+from .dense import Dense
 from .tf_op_layers import TFOpLambda
 
-__all__ = ["TFOpLambda"]
+__all__ = ["Dense", "TFOpLambda"]

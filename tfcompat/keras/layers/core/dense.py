@@ -1,0 +1,108 @@
+"""`tf.keras.layers.Dense`: `activation(inputs @ kernel + bias)` on the last axis.
+
+tf_keras's layout and numerics: kernel `[input_dim, units]`, bias `[units]` (so tf_keras
+checkpoints and `.h5` files load as they are), TF's `MatMul` then `BiasAdd` (two roundings,
+not a fused `addmm`), `tensordot` over the last axis for inputs of rank > 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....framework import dtypes
+from ....framework.tensor_shape import TensorShape
+from ....ops import math_ops, matrix_ops, nn_ops
+from ... import activations, backend, constraints, initializers, regularizers
+from ...engine.base_layer import Layer
+from ...engine.input_spec import InputSpec
+from ...saving.serialization import keras_export
+
+__all__ = ["Dense"]
+
+
+@keras_export("keras.layers.Dense")
+class Dense(Layer):
+    """A densely connected layer (tf_keras 2.x `Dense`)."""
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units) if not isinstance(units, int) else units
+        if self.units < 0:
+            raise ValueError("Received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units}")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
+
+    def build(self, input_shape: Any) -> None:
+        dtype = dtypes.as_dtype(self.dtype or backend.floatx())
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError("A Dense layer can only be built with a floating-point dtype. "
+                            f"Received: dtype={dtype!r}")
+        input_shape = TensorShape(input_shape)
+        last_dim = input_shape.as_list()[-1] if input_shape.rank else None
+        if last_dim is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
+        self.kernel = self.add_weight(
+            "kernel", shape=[last_dim, self.units], initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+            dtype=self.dtype, trainable=True)
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias", shape=[self.units], initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                dtype=self.dtype, trainable=True)
+        else:
+            self.bias = None
+        super().build(input_shape)
+
+    def call(self, inputs: Any) -> Any:
+        compute = self._compute_dtype_object
+        if compute is not None and inputs.dtype != dtypes.to_torch(compute):
+            inputs = math_ops.cast(inputs, compute)
+        rank = inputs.dim()
+        if rank == 2:
+            outputs = math_ops.matmul(inputs, self.kernel)
+        else:
+            outputs = matrix_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+        if self.use_bias:
+            outputs = nn_ops.bias_add(outputs, self.bias)
+        if self.activation is not None:
+            outputs = self.activation(outputs)
+        return outputs
+
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        input_shape = TensorShape(input_shape)
+        if input_shape.rank is None or input_shape.as_list()[-1] is None:
+            raise ValueError("The last dimension of the input shape of a Dense layer should be "
+                             f"defined. Found None. Received: input_shape={input_shape}")
+        return TensorShape(input_shape.as_list()[:-1] + [self.units])
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+        })
+        return config
