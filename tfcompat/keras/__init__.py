@@ -19,13 +19,15 @@ _SUBMODULES = (
 )
 # Top-level names of tf.keras and the submodule that defines each.
 _ATTRIBUTES = {
-    "Input": "layers", "Model": "models", "Sequential": "models",
+    "Input": "layers", "Model": "models", "Sequential": "models", "__version__": "_version",
 }
 
 __all__ = sorted(set(_SUBMODULES) | set(_ATTRIBUTES))
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return "2.21.0"  # the tf_keras release whose semantics tfcompat.keras follows
     if name in _SUBMODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module

@@ -723,7 +723,8 @@ class Layer(Module):
             if any(hasattr(x, "shape") for x in flat):
                 input_shapes = nest.map_structure(
                     lambda x: TensorShape(x.shape) if hasattr(x, "shape") else None, inputs)
-            if type(self).build is not Layer.build:
+            build = type(self).build
+            if build is not Layer.build and not getattr(build, "_is_default", False):
                 self.build(input_shapes)
             Layer.build(self, input_shapes)
         if self._initial_weights is not None:

@@ -1,0 +1,208 @@
+"""The functional API's model: a graph of layer calls from `inputs` to `outputs`.
+
+`Model(inputs, outputs)` walks back from the outputs' `_keras_history` to collect the
+`Node`s (layer calls) between them, in an order where each node comes after the nodes that
+feed it. Calling the model replays the nodes on real tensors: inputs are matched to
+`inputs` (positionally, or by name for dicts), cast to their dtypes, and each node's layer
+is called with its recorded arguments, real tensors in place of the KerasTensors; masks
+(`_keras_mask`) and `training` travel as in any layer call. Layers appear in `layers` in the
+order of that walk (inputs first); checkpoints name them as tf_keras does (`layer-0`,
+`layer_with_weights-0`, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import torch
+
+from ...framework import dtypes
+from ...framework import nest
+from ...framework.tensor_conversion import convert_to_tensor
+from ...ops import math_ops
+from ..saving.serialization import keras_export
+from .base_layer import Layer, _set
+from .input_layer import InputLayer
+from .keras_tensor import KerasTensor, Node
+from .training import Model
+
+__all__ = ["Functional"]
+
+
+def _collect_nodes(outputs: List[KerasTensor]) -> List[Node]:
+    """Every node between the inputs and `outputs`, each after the nodes feeding it."""
+    ordered: List[Node] = []
+    done: set = set()
+    visiting: set = set()
+
+    def visit(node: Node) -> None:
+        if id(node) in done:
+            return
+        if id(node) in visiting:
+            raise ValueError("The functional graph has a cycle.")
+        visiting.add(id(node))
+        for parent in node.parent_nodes:
+            visit(parent)
+        visiting.discard(id(node))
+        done.add(id(node))
+        ordered.append(node)
+
+    for kt in outputs:
+        history = kt._keras_history
+        if history is None:
+            raise ValueError(
+                "Output tensors of a Functional model must be the output of a TensorFlow "
+                f"`Layer` (thus holding past layer metadata). Found: {kt}")
+        visit(history.layer._inbound_nodes[history.node_index])
+    return ordered
+
+
+@keras_export("keras.models.Functional")
+class Functional(Model):
+    """A model defined by its inputs and outputs (tf_keras's `Functional`)."""
+
+    def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None,
+                 trainable: bool = True, **kwargs: Any) -> None:
+        if name is None:  # tf_keras names functional models `model`, `model_1`, ...
+            from .. import backend
+            name = backend.unique_object_name("model", zero_based=True)
+        Layer.__init__(self, name=name, trainable=trainable)
+        flat_inputs = nest.flatten(inputs)
+        flat_outputs = nest.flatten(outputs)
+        for x in flat_inputs:
+            if not isinstance(x, KerasTensor) or x._keras_history is None or not isinstance(
+                    x._keras_history.layer, InputLayer):
+                raise ValueError(
+                    "Input tensors to a Functional must come from `tf.keras.Input`. Received: "
+                    f"{x} (missing previous layer metadata).")
+        for x in flat_outputs:
+            if not isinstance(x, KerasTensor):
+                raise ValueError(
+                    "Output tensors of a Functional model must be the output of a TensorFlow "
+                    f"`Layer` (thus holding past layer metadata). Found: {x}")
+        _set(self, "_is_graph_network", True)
+        _set(self, "_nested_inputs", inputs)
+        _set(self, "_nested_outputs", outputs)
+        _set(self, "inputs", flat_inputs)
+        _set(self, "outputs", flat_outputs)
+        nodes = _collect_nodes(flat_outputs)
+        reached = {id(n.layer) for n in nodes}
+        for x in flat_inputs:
+            if id(x._keras_history.layer) not in reached:
+                nodes.insert(0, x._keras_history.layer._inbound_nodes[0])
+                reached.add(id(x._keras_history.layer))
+        produced = {id(t) for n in nodes for t in nest.flatten(n.outputs)}
+        for node in nodes:
+            for kt in node.keras_inputs:
+                if id(kt) not in produced:
+                    raise ValueError(
+                        f"Graph disconnected: cannot obtain value for tensor {kt} at layer "
+                        f'"{node.layer.name}". The following previous layers were accessed '
+                        "without issue: " + str([n.layer.name for n in nodes
+                                                 if n is not node][:10]))
+        _set(self, "_nodes", [n for n in nodes if not n.is_input])
+        layers: List[Layer] = []
+        for node in nodes:
+            if not any(node.layer is seen for seen in layers):
+                layers.append(node.layer)
+        for layer in layers:
+            self._self_tracked_trackables.append(layer)
+        _set(self, "_layers_in_order", layers)
+        _set(self, "input_names", [x._keras_history.layer.name for x in flat_inputs])
+        _set(self, "output_names", [x._keras_history.layer.name for x in flat_outputs])
+        _set(self, "built", True)
+        _set(self, "_input_dtypes", [dtypes.to_torch(x.dtype) for x in flat_inputs])
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers_in_order)
+
+    @property
+    def input(self) -> Any:
+        return self._nested_inputs
+
+    @property
+    def output(self) -> Any:
+        return self._nested_outputs
+
+    @property
+    def input_shape(self) -> Any:
+        shapes = [tuple(x.shape.as_list()) for x in self.inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self) -> Any:
+        shapes = [tuple(x.shape.as_list()) for x in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    def _flatten_inputs(self, inputs: Any) -> list:
+        if isinstance(inputs, dict) and not isinstance(self._nested_inputs, dict):
+            missing = [n for n in self.input_names if n not in inputs]
+            if missing:
+                raise ValueError(f"Missing data for input \"{missing[0]}\". You passed a data "
+                                 f"dictionary with keys {list(inputs)}. Expected the following "
+                                 f"keys: {self.input_names}")
+            return [inputs[n] for n in self.input_names]
+        if isinstance(self._nested_inputs, dict) and isinstance(inputs, dict):
+            return [inputs[k] for k in sorted(self._nested_inputs)]
+        flat = nest.flatten(inputs)
+        if len(flat) != len(self.inputs):
+            raise ValueError(
+                f'Layer "{self.name}" expects {len(self.inputs)} input(s), but it received '
+                f"{len(flat)} input tensors. Inputs received: {flat}")
+        return flat
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        flat = self._flatten_inputs(inputs)
+        values: Dict[int, Any] = {}
+        masks = nest.flatten(mask) if mask is not None else [None] * len(flat)
+        for kt, value, dtype, m in zip(self.inputs, flat, self._input_dtypes, masks):
+            if not isinstance(value, torch.Tensor):
+                value = convert_to_tensor(value)
+            if value.dtype != dtype and (value.dtype.is_floating_point or dtype.is_floating_point):
+                value = math_ops.cast(value, dtypes.from_torch(dtype))
+            if m is not None:
+                value._keras_mask = m
+            values[id(kt)] = value
+        for node in self._nodes:
+            args, kwargs = node.map_arguments(values)
+            outputs = node.layer(*args, **kwargs)
+            for kt, value in zip(nest.flatten(node.outputs), nest.flatten(outputs)):
+                values[id(kt)] = value
+        return nest.pack_sequence_as(self._nested_outputs,
+                                     [values[id(kt)] for kt in self.outputs])
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return nest.map_structure(lambda kt: kt.shape, self._nested_outputs)
+
+    # tf_keras's checkpoint names for a graph network's layers
+    def _layer_checkpoint_dependencies(self) -> Dict[str, Any]:
+        dependencies: Dict[str, Any] = {}
+        weighted = 0
+        for index, layer in enumerate(self.layers):
+            if layer.weights:
+                dependencies[f"layer_with_weights-{weighted}"] = layer
+                weighted += 1
+            dependencies[f"layer-{index}"] = layer
+        return dependencies
+
+    def _trackable_children(self, save_type: str = "checkpoint", **kwargs: Any) -> Dict[str, Any]:
+        children = self._layer_checkpoint_dependencies()
+        children.update(super()._trackable_children(save_type, **kwargs))
+        return children
+
+    def _lookup_dependency(self, name: str, cached_dependencies: Optional[dict] = None) -> Any:
+        if cached_dependencies is None:
+            found = self._layer_checkpoint_dependencies().get(name)
+            if found is not None:
+                return found
+        return super()._lookup_dependency(name, cached_dependencies)
+
+    def get_config(self) -> dict:
+        from .functional_config import get_network_config
+        return get_network_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Any = None) -> "Functional":
+        from .functional_config import network_from_config
+        return network_from_config(cls, config, custom_objects)

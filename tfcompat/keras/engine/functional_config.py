@@ -1,0 +1,124 @@
+"""A functional model's config in tf_keras's format, both ways.
+
+`{"name", "trainable", "layers": [{module, class_name, config, registered_name,
+build_config, "name", "inbound_nodes": [[[layer_name, node_index, tensor_index, kwargs],
+...], ...]}, ...], "input_layers": [[name, 0, 0], ...], "output_layers": [...]}` — the
+JSON tf_keras 2.21 writes for `model.get_config()` and inside `.h5` files, so configs move
+between tf_keras and tfcompat. Rebuilding resolves classes through the registry only
+(`deserialize_keras_object`): nothing in a config executes code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ...framework import nest
+from ..saving.serialization import deserialize_keras_object, serialize_keras_object
+from .input_layer import InputLayer
+
+__all__ = ["get_network_config", "network_from_config", "serialize_layer"]
+
+
+def serialize_layer(layer: Any) -> dict:
+    """`serialize_keras_object(layer)` plus tf_keras's `build_config` for built layers."""
+    config = serialize_keras_object(layer)
+    shape = getattr(layer, "_build_input_shape", None)
+    if shape is not None and not isinstance(layer, InputLayer) and isinstance(config, dict):
+        config["build_config"] = {"input_shape": _plain_shape(shape)}
+    return config
+
+
+def _plain_shape(shape: Any) -> Any:
+    if hasattr(shape, "as_list"):
+        return shape.as_list() if shape.rank is not None else None
+    if isinstance(shape, (list, tuple)):
+        return [_plain_shape(s) for s in shape] if shape and isinstance(
+            shape[0], (list, tuple)) or (shape and hasattr(shape[0], "as_list")) else list(shape)
+    return shape
+
+
+def get_network_config(model: Any) -> dict:
+    own_nodes = {id(n) for n in model._nodes} | {
+        id(x._keras_history.layer._inbound_nodes[0]) for x in model.inputs}
+    index_map: Dict[tuple, int] = {}
+    for layer in model.layers:
+        kept = 0
+        for original, node in enumerate(layer._inbound_nodes):
+            if id(node) in own_nodes:
+                index_map[(layer.name, original)] = kept
+                kept += 1
+
+    def ref(kt: Any, kwargs: dict) -> list:
+        history = kt._keras_history
+        return [history.layer.name, index_map.get((history.layer.name, history.node_index), 0),
+                history.tensor_index, kwargs]
+
+    layers: List[dict] = []
+    for layer in model.layers:
+        entry = serialize_layer(layer)
+        entry["name"] = layer.name
+        inbound = []
+        for node in layer._inbound_nodes:
+            if id(node) not in own_nodes or node.is_input:
+                continue
+            first, rest = node.call_args[0], node.call_args[1:]
+            kwargs = {k: v for k, v in node.call_kwargs.items() if k != "mask"}
+            if rest or any(isinstance(v, type(first)) for v in kwargs.values()
+                           if hasattr(v, "_keras_history")):
+                raise NotImplementedError(
+                    f"Layer {layer.name} was called with extra tensor arguments; tfcompat's "
+                    "get_config records a layer's first argument and plain keyword values.")
+            inbound.append([ref(kt, kwargs) for kt in nest.flatten(first)])
+        entry["inbound_nodes"] = inbound
+        layers.append(entry)
+    return {
+        "name": model.name, "trainable": model.trainable, "layers": layers,
+        "input_layers": [ref(x, {})[:3] for x in model.inputs],
+        "output_layers": [ref(x, {})[:3] for x in model.outputs],
+    }
+
+
+def network_from_config(cls: Any, config: dict, custom_objects: Any = None) -> Any:
+    from .. import layers as layers_module
+    module_objects = {name: getattr(layers_module, name) for name in dir(layers_module)}
+    created: Dict[str, Any] = {}
+    outputs_by_node: Dict[tuple, Any] = {}
+    pending = list(config["layers"])
+    for entry in pending:
+        layer_config = {k: v for k, v in entry.items() if k not in ("name", "inbound_nodes")}
+        created[entry["name"]] = deserialize_keras_object(
+            layer_config, module_objects=module_objects, custom_objects=custom_objects,
+            printable_module_name="layer")
+    progress = True
+    remaining = {e["name"]: list(enumerate(e["inbound_nodes"])) for e in pending}
+    for entry in pending:
+        layer = created[entry["name"]]
+        if isinstance(layer, InputLayer):
+            outputs_by_node[(entry["name"], 0)] = [layer._inbound_nodes[0].outputs]
+            remaining[entry["name"]] = []
+    while progress and any(remaining.values()):
+        progress = False
+        for entry in pending:
+            name = entry["name"]
+            while remaining[name]:
+                index, node_data = remaining[name][0]
+                refs = [(r[0], r[1], r[2]) for r in node_data]
+                if not all((n, i) in outputs_by_node for n, i, _ in refs):
+                    break
+                args = [nest.flatten(outputs_by_node[(n, i)])[t] for n, i, t in refs]
+                kwargs = node_data[0][3] if node_data and len(node_data[0]) > 3 else {}
+                out = created[name](args[0] if len(args) == 1 else args, **kwargs)
+                outputs_by_node[(name, index)] = out
+                remaining[name].pop(0)
+                progress = True
+    if any(remaining.values()):
+        raise ValueError("Graph disconnected or cyclic in the config: cannot rebuild layers "
+                         f"{[n for n, r in remaining.items() if r]}.")
+
+    def lookup(r: list) -> Any:
+        return nest.flatten(outputs_by_node[(r[0], r[1])])[r[2]]
+
+    inputs = [lookup(r) for r in config["input_layers"]]
+    outputs = [lookup(r) for r in config["output_layers"]]
+    return cls(inputs[0] if len(inputs) == 1 else inputs,
+               outputs[0] if len(outputs) == 1 else outputs, name=config.get("name"))
