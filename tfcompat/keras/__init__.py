@@ -19,7 +19,7 @@ _SUBMODULES = (
 )
 # Top-level names of tf.keras and the submodule that defines each.
 _ATTRIBUTES = {
-    "Input": "layers", "Model": "models", "Sequential": "models", "__version__": "_version",
+    "Input": "layers", "Model": "models", "Sequential": "models",
 }
 
 __all__ = sorted(set(_SUBMODULES) | set(_ATTRIBUTES))
