@@ -52,7 +52,7 @@ def clip_vocabulary(xs: Sequence[Any], num_words: Optional[int], skip_top: int,
     if not num_words:
         num_words = max(max(x) for x in xs)
     if oov_char is not None:
-        return [[w if skip_top <= w <= num_words else oov_char for w in x] for x in xs]
+        return [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
     return [[w for w in x if skip_top <= w < num_words] for x in xs]
 
 
