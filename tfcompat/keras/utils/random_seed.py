@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from ...ops import random_ops
+from .. import backend
 
 __all__ = ["set_random_seed"]
 
@@ -32,3 +33,5 @@ def set_random_seed(seed: int) -> None:
     np.random.seed(seed)
     random_ops.set_seed(seed)
     torch.manual_seed(seed)
+    # unseeded Keras initializers take their seeds from here (tf_keras's _SEED_GENERATOR)
+    backend._SEED_GENERATOR.generator = random.Random(seed)
