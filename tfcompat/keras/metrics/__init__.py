@@ -78,6 +78,11 @@ __all__ = [
     "sparse_top_k_categorical_accuracy", "squared_hinge", "top_k_categorical_accuracy",
 ]
 
+# Public attributes that tf_keras's metrics module does not define itself (they come from
+# the public API's re-export of the losses): its `deserialize("kld")` does not find them
+# and hands the name back unchanged.
+_NOT_MODULE_OBJECTS = frozenset({"kld", "KLD"})
+
 # The metric functions' public names (the classes export themselves where defined); the
 # loss functions keep their canonical `keras.losses` names.
 for _name in ("accuracy", "binary_accuracy", "categorical_accuracy",
@@ -102,7 +107,8 @@ def deserialize(config: Union[str, dict], custom_objects: Optional[Dict[str, Any
                 use_legacy_format: bool = False) -> Any:
     """`tf.keras.metrics.deserialize`: a name or a serialized dict back to a metric (a
     class name gives an instance with the defaults, a function name the function)."""
-    module_objects = {k: v for k, v in globals().items() if not k.startswith("_")}
+    module_objects = {k: v for k, v in globals().items()
+                      if not k.startswith("_") and k not in _NOT_MODULE_OBJECTS}
     if use_legacy_format:
         return serialization.legacy_deserialize_keras_object(
             config, module_objects=module_objects, custom_objects=custom_objects,
