@@ -53,3 +53,7 @@ def _no_global_seed_leaks():
     from tfcompat.ops import random_ops
     if random_ops._state.global_seed is not None:
         random_ops.set_seed(None)
+    # `tf.keras.utils.set_random_seed` leaves tf_keras's seed generator for initializers
+    keras_backend = sys.modules.get("tfcompat.keras.backend")
+    if keras_backend is not None and getattr(keras_backend._SEED_GENERATOR, "generator", None):
+        keras_backend._SEED_GENERATOR.generator = None
