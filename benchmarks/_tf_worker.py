@@ -92,6 +92,67 @@ def setup_steps(case: dict):
     return step, {"losses": losses}
 
 
+def _keras_step(case: dict, keras, train_step):
+    """`_keras_models.py`'s model on `keras`; its forward, or a step made by `train_step`."""
+    import _keras_models
+    batch = _keras_models.data(case["model"], case["size"])
+    model = _keras_models.build(keras, case["model"], case["size"])
+    if case["kind"] == "forward":
+        x = batch["x"]
+        return (lambda: model(x, training=False)), {}
+    step = train_step(keras, model, batch)
+    losses = [float(step()) for _ in range(case.get("check_steps", 3))]
+    return step, {"losses": losses}
+
+
+def setup_keras(case: dict):
+    """tf_keras 2.21 (`TF_USE_LEGACY_KERAS=1`): a Keras custom-loop step under GradientTape."""
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    tf = _tf()
+
+    def train_step(keras, model, batch):
+        x, labels = tf.constant(batch["x"]), tf.constant(batch["labels"])
+        opt = keras.optimizers.legacy.Adam(1e-3)
+        loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        def step():
+            with tf.GradientTape() as tape:
+                loss = loss_fn(labels, model(x, training=True))
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                    model.trainable_variables))
+            return loss
+        return step
+
+    return _keras_step(case, tf.keras, train_step)
+
+
+def setup_keras3(case: dict):
+    """Keras 3 on its torch backend: the custom loop of Keras' "training loop in torch" guide."""
+    os.environ["KERAS_BACKEND"] = "torch"
+    import keras
+    import torch
+
+    def train_step(keras, model, batch):
+        x, labels = torch.from_numpy(batch["x"]), torch.from_numpy(batch["labels"])
+        opt = keras.optimizers.Adam(1e-3)
+        loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        def step():
+            loss = loss_fn(labels, model(x, training=True))
+            model.zero_grad()
+            loss.backward()
+            weights = model.trainable_weights
+            with torch.no_grad():
+                opt.apply([w.value.grad for w in weights], weights)
+            return loss.detach()
+        return step
+
+    threads = int(os.environ.get("TFCOMPAT_BENCH_THREADS", "0"))
+    if threads:
+        torch.set_num_threads(threads)
+    return _keras_step(case, keras, train_step)
+
+
 def setup_selftest(case: dict):
     import numpy as np
     a = np.arange(case.get("n", 100), dtype=np.float64)
@@ -99,7 +160,7 @@ def setup_selftest(case: dict):
 
 
 SUITES = {"optimizers": setup_optimizers, "variables": setup_variables, "steps": setup_steps,
-          "selftest": setup_selftest}
+          "keras": setup_keras, "keras3": setup_keras3, "selftest": setup_selftest}
 
 
 def serve(requests, answer) -> None:

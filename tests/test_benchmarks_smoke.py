@@ -34,6 +34,18 @@ def test_script_runs_quick(script, capsys):
     assert "tensorflow" not in sys.modules  # TF only ever runs in the worker process
 
 
+def test_keras_script_runs_quick_and_its_losses_agree(capsys):
+    from benchmarks import keras as keras_bench
+    keras_bench.main(["--quick", "--device", "cpu", "--tf-python", "", "--models", "mlp"])
+    out = capsys.readouterr().out
+    losses = {line.split()[1]: line.split()[2:] for line in out.splitlines()
+              if line.startswith("  mlp ")}
+    assert set(losses) == {"tfcompat", "torch"}
+    assert [float(v) for v in losses["tfcompat"]] == pytest.approx(
+        [float(v) for v in losses["torch"]], rel=1e-5)
+    assert "tensorflow" not in sys.modules
+
+
 def test_steps_losses_agree_across_columns(capsys):
     """tfcompat and both torch columns compute the same steps from the same start (the torch
     Adam baseline takes Keras' epsilon placement), so their first losses agree."""
