@@ -1,0 +1,5 @@
+"""Regularization layers: `Dropout`."""
+
+from .dropout import Dropout
+
+__all__ = ["Dropout"]

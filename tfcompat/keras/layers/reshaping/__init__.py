@@ -1,0 +1,6 @@
+"""Reshaping layers: `Flatten`, `Reshape`."""
+
+from .flatten import Flatten
+from .reshape import Reshape
+
+__all__ = ["Flatten", "Reshape"]
