@@ -1,0 +1,5 @@
+"""Normalization layers: `BatchNormalization`."""
+
+from .batch_normalization import BatchNormalization
+
+__all__ = ["BatchNormalization"]

@@ -1,0 +1,268 @@
+"""`tf.keras.layers.BatchNormalization` (tf_keras 2.x, the V2 layer).
+
+Weights, in tf_keras's order: `gamma` (if `scale`), `beta` (if `center`), `moving_mean`,
+`moving_variance` (non-trainable, sync-on-read with MEAN aggregation as tf_keras creates
+them); float16/bfloat16 layers keep float32 parameters.
+
+Numerics follow the path tf_keras takes:
+* 4-D/5-D inputs normalised over axis 1 or the last one use TF's fused kernel: batch mean and
+  biased variance for the output, `y = (x - mean) * (rsqrt(var + eps) * gamma) + beta` in
+  float32, and the moving averages updated inside the kernel as
+  `moving * momentum + batch * (1 - momentum)` with the *unbiased* (n / (n - 1)) batch
+  variance (tf_keras's Bessel add/remove is off: `_bessels_correction_test_only`).
+* any other input uses `tf.nn.moments` (biased variance) and `tf.nn.batch_normalization`, and
+  assigns `moving - (moving - batch) * (1 - momentum)`.
+Training uses batch statistics and assigns the moving ones; inference (training False or
+None, or `trainable=False`) uses the moving ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from ....framework import dtypes
+from ....framework.tensor_shape import TensorShape
+from ....ops import math_ops, normalization_ops
+from ....variables.enums import VariableAggregation, VariableSynchronization
+from ... import backend, constraints, initializers, regularizers
+from ...engine.base_layer import Layer
+from ...engine.input_spec import InputSpec
+from ...saving.serialization import keras_export
+
+__all__ = ["BatchNormalization"]
+
+
+def _validate_axis(axis: Any, input_shape: TensorShape) -> list:
+    """`axis` (an int or ints) as sorted-as-given non-negative ints of `input_shape`'s rank."""
+    rank = input_shape.rank
+    if not rank:
+        raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in axes:
+        if a >= rank or a < -rank:
+            raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < inputs.rank "
+                             f"(with inputs.rank={rank}). Received: axis={tuple(axes)}")
+    axes = [a + rank if a < 0 else a for a in axes]
+    if len(axes) != len(set(axes)):
+        raise ValueError(f"Duplicate axis: {tuple(axes)}")
+    return axes
+
+
+@keras_export("keras.layers.BatchNormalization")
+class BatchNormalization(Layer):
+    """Normalise by batch statistics in training and moving averages in inference."""
+
+    def __init__(self, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
+                 moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, synchronized: bool = False,
+                 **kwargs: Any) -> None:
+        fused = kwargs.pop("fused", None)
+        if synchronized and fused:
+            raise ValueError("`fused=True` is not supported when `synchronized=True`.")
+        for unsupported in ("renorm", "virtual_batch_size", "adjustment"):
+            if kwargs.pop(unsupported, None):
+                raise NotImplementedError(f"BatchNormalization({unsupported}=...) is not "
+                                          "supported by tfcompat.")
+        kwargs.pop("renorm_clipping", None)
+        kwargs.pop("renorm_momentum", None)
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis = list(axis)
+        elif isinstance(axis, int):
+            self.axis = axis
+        else:
+            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', "
+                            f"but received: {axis}")
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.center = center
+        self.scale = scale
+        self.synchronized = synchronized
+        self.fused = False if synchronized else fused
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.supports_masking = True
+
+    @property
+    def _param_dtype(self) -> Any:
+        # float16 / bfloat16 layers keep float32 parameters, as tf_keras
+        if self.dtype in ("float16", "bfloat16"):
+            return "float32"
+        return self.dtype or "float32"
+
+    def build(self, input_shape: Any) -> None:
+        input_shape = TensorShape(input_shape)
+        axes = _validate_axis(self.axis, input_shape)
+        rank = input_shape.rank
+        if self.fused is None:
+            self.fused = rank in (4, 5)
+        elif self.fused and rank not in (4, 5):
+            raise ValueError("Batch normalization layers with `fused=True` only support 4D or "
+                             f"5D input tensors. Received tensor with shape: "
+                             f"{tuple(input_shape.as_list())}")
+        if self.fused:
+            if axes == [1] or axes == [rank - 1]:
+                self._channels_first = axes == [1]
+            elif rank == 5:
+                self.fused = False
+            else:
+                raise ValueError("Unsupported axis. The use of `fused=True` is only possible "
+                                 f"with `axis=1` or `axis=3` for 4D input tensors. Received: "
+                                 f"axis={tuple(axes)}")
+        dims = input_shape.as_list()
+        axis_to_dim = {a: dims[a] for a in axes}
+        if any(d is None for d in axis_to_dim.values()):
+            raise ValueError("Input has undefined `axis` dimension. Received input with shape "
+                             f"{tuple(dims)} and axis={tuple(axes)}")
+        self.axis = axes
+        self.input_spec = InputSpec(ndim=rank, axes=axis_to_dim)
+        if len(axes) == 1:
+            param_shape = (dims[axes[0]],)
+        else:
+            param_shape = tuple(dims[i] if i in axis_to_dim else 1 for i in range(rank))
+        self._param_shape = param_shape
+        pdtype = self._param_dtype
+        if self.scale:
+            self.gamma = self.add_weight(
+                name="gamma", shape=param_shape, dtype=pdtype,
+                initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint, trainable=True, experimental_autocast=False)
+        else:
+            self.gamma = None
+        if self.center:
+            self.beta = self.add_weight(
+                name="beta", shape=param_shape, dtype=pdtype,
+                initializer=self.beta_initializer, regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint, trainable=True, experimental_autocast=False)
+        else:
+            self.beta = None
+        self.moving_mean = self.add_weight(
+            name="moving_mean", shape=param_shape, dtype=pdtype,
+            initializer=self.moving_mean_initializer,
+            synchronization=VariableSynchronization.ON_READ, trainable=False,
+            aggregation=VariableAggregation.MEAN, experimental_autocast=False)
+        self.moving_variance = self.add_weight(
+            name="moving_variance", shape=param_shape, dtype=pdtype,
+            initializer=self.moving_variance_initializer,
+            synchronization=VariableSynchronization.ON_READ, trainable=False,
+            aggregation=VariableAggregation.MEAN, experimental_autocast=False)
+        rank_axes = [i for i in range(rank) if i not in axes]
+        self._reduction_axes = rank_axes
+        self._broadcast_shape = None if len(axes) == 1 and axes[0] == rank - 1 else \
+            [dims[i] if i in axes else 1 for i in range(rank)]
+        super().build(input_shape)
+
+    def _training_value(self, training: Any) -> bool:
+        if training is None:
+            training = backend.learning_phase()
+        if isinstance(training, torch.Tensor):
+            training = bool(training)
+        return bool(training) and self.trainable
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        training = self._training_value(training)
+        input_dtype = inputs.dtype
+        if self.fused:
+            return self._fused(inputs, training)
+        if input_dtype in (torch.float16, torch.bfloat16):
+            inputs = math_ops.cast(inputs, "float32")  # statistics in float32, as tf_keras
+        shape = self._broadcast_shape
+
+        def broadcast(v: Any) -> Any:
+            if v is None or shape is None or len(self._param_shape) != 1:
+                return v
+            return v.reshape(shape)
+
+        if training:
+            keep = len(self.axis) > 1
+            mean, variance = normalization_ops.moments(inputs, self._reduction_axes,
+                                                       keepdims=keep)
+            self._assign_moving_average(self.moving_mean, mean)
+            self._assign_moving_average(self.moving_variance, variance)
+        else:
+            mean, variance = self.moving_mean, self.moving_variance
+            mean, variance = mean.read_value(), variance.read_value()
+        gamma = None if self.gamma is None else self.gamma.read_value()
+        beta = None if self.beta is None else self.beta.read_value()
+        outputs = normalization_ops.batch_normalization(
+            inputs, broadcast(mean), broadcast(variance), broadcast(beta), broadcast(gamma),
+            self.epsilon)
+        if outputs.dtype != input_dtype:
+            outputs = outputs.to(input_dtype)
+        return outputs
+
+    def _assign_moving_average(self, variable: Any, value: Any) -> None:
+        with torch.no_grad():
+            current = variable.read_value()
+            value = value.detach().to(current.dtype).reshape(current.shape)
+            variable.assign(current - (current - value) * (1.0 - self.momentum))
+
+    def _fused(self, x: torch.Tensor, training: bool) -> torch.Tensor:
+        """TF's FusedBatchNormV3 on CPU: float32 arithmetic for half inputs."""
+        dtype = x.dtype
+        xc = x.float() if dtype in (torch.float16, torch.bfloat16) else x
+        shape = [1] * x.dim()
+        channel = 1 if self._channels_first else x.dim() - 1
+        shape[channel] = x.shape[channel]
+        dims = tuple(i for i in range(x.dim()) if i != channel)
+        gamma = self.gamma.read_value() if self.gamma is not None else None
+        beta = self.beta.read_value() if self.beta is not None else None
+        if training:
+            mean = xc.mean(dim=dims)
+            centered = xc - mean.reshape(shape)
+            variance = (centered * centered).mean(dim=dims)
+            count = xc.numel() // max(int(x.shape[channel]), 1)
+            with torch.no_grad():
+                unbiased = variance.detach() * (count / max(count - 1, 1))
+                f = 1.0 - self.momentum
+                for var, batch in ((self.moving_mean, mean.detach()),
+                                   (self.moving_variance, unbiased)):
+                    old = var.read_value()
+                    var.assign(old * (1.0 - f) + batch.to(old.dtype) * f)
+        else:
+            mean = self.moving_mean.read_value()
+            variance = self.moving_variance.read_value()
+            centered = xc - mean.reshape(shape)
+        factor = torch.rsqrt(variance + self.epsilon)
+        if gamma is not None:
+            factor = factor * gamma
+        out = centered * factor.reshape(shape)
+        if beta is not None:
+            out = out + beta.reshape(shape)
+        return out.to(dtype) if out.dtype != dtype else out
+
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        return TensorShape(input_shape)
+
+    def get_config(self) -> dict:
+        config = {
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+            "moving_variance_initializer": initializers.serialize(
+                self.moving_variance_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": constraints.serialize(self.beta_constraint),
+            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+        }
+        if self.synchronized:
+            config["synchronized"] = True
+        base = super().get_config()
+        return dict(list(base.items()) + list(config.items()))
