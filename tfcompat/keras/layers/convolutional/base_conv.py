@@ -65,6 +65,11 @@ class Conv(Layer):
         self._channels_first = self.data_format == "channels_first"
         self._tf_data_format = _TF_FORMATS[rank][1 if self._channels_first else 0]
         self._validate_init()
+        self._tf_padding = self.padding.upper() if isinstance(self.padding, str) else None
+        self._fast_conv2d = (rank == 2 and not self._channels_first
+                             and self._tf_padding in ("SAME", "VALID")
+                             and self.strides[0] == self.strides[1]
+                             and self.dilation_rate == (1, 1))
 
     def _validate_init(self) -> None:
         if self.filters is not None and self.filters % self.groups != 0:
@@ -121,6 +126,9 @@ class Conv(Layer):
 
     def convolution_op(self, inputs: Any, kernel: Any) -> Any:
         """TF's convolution of `inputs` with `kernel` under this layer's arguments."""
+        if self._fast_conv2d:
+            # the common Conv2D (NHWC, square stride, no dilation): `conv2d`'s int-stride path
+            return conv_ops.conv2d(inputs, kernel, self.strides[0], self._tf_padding)
         padding = "VALID" if self.padding == "causal" else (
             self.padding.upper() if isinstance(self.padding, str) else self.padding)
         return conv_ops.convolution(inputs, kernel, strides=list(self.strides), padding=padding,
