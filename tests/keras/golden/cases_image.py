@@ -149,6 +149,9 @@ CASES = {
         tf, _layer("Conv2D", 4, 3, dtype="float16"), [IMG.astype(np.float16)],
         grads=False), n=28,
         terms="normwise", accumulate="float32", ulps=2),
+    "conv2d_bfloat16": Case(lambda tf: run_layer(
+        tf, _layer("Conv2D", 4, 3, dtype="bfloat16"), [IMG], grads=False), n=28,
+        terms="normwise", accumulate="float32", ulps=2),
     "conv1d_valid": Case(lambda tf: run_layer(tf, _layer("Conv1D", 3, 3), [SEQ]), n=13,
                          terms="normwise"),
     "conv1d_causal_dilated": Case(lambda tf: run_layer(
@@ -183,6 +186,8 @@ CASES = {
     "bn_fused_training": Case(_bn_case(IMG, True), n=100, terms="normwise"),
     "bn_fused_inference": Case(_bn_case(IMG, False), n=8, terms="normwise"),
     "bn_fused_channels_first": Case(_bn_case(IMG_CF, True, axis=1), n=100, terms="normwise"),
+    "bn_fused_mixed_float16": Case(_bn_case(IMG, True, dtype="mixed_float16"), n=100,
+                                   terms="normwise", accumulate="float32", ulps=2),
     "bn_moments_training": Case(_bn_case(FEAT, True), n=30, terms="normwise"),
     "bn_moments_inference": Case(_bn_case(FEAT, False), n=8, terms="normwise"),
     "bn_trainable_false_is_inference": Case(lambda tf: run_layer(
