@@ -222,3 +222,18 @@ def test_sequential_weights_order_is_tf_keras():
     names = [w.name.split("/", 1)[1] if "/" in w.name else w.name for w in model.weights]
     assert names[:6] == ["kernel:0", "bias:0", "gamma:0", "beta:0", "moving_mean:0",
                          "moving_variance:0"]
+
+
+def test_symbolic_calls_do_not_move_the_statistics():
+    bn = L.BatchNormalization()
+    bn(torch.ones(2, 3))
+    y = bn(tf.keras.Input((3,)), training=True)
+    assert y.shape.as_list() == [None, 3]
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(bn.moving_variance.numpy(), np.ones(3, np.float32))
+
+
+def test_global_average_pooling_1d_leaves_masked_steps_out():
+    x = torch.tensor([[[1.0], [3.0], [100.0]]])
+    out = L.GlobalAveragePooling1D()(x, mask=torch.tensor([[True, True, False]]))
+    assert float(out[0, 0]) == 2.0 and getattr(out, "_keras_mask", None) is None
