@@ -130,8 +130,13 @@ def reduce_weighted_loss(weighted_losses: torch.Tensor,
         return weighted_losses
     loss = reduction_ops.reduce_sum(weighted_losses)
     if reduction == ReductionV2.SUM_OVER_BATCH_SIZE:
-        count = math_ops.cast(array_ops.size(weighted_losses), weighted_losses.dtype)
-        loss = divide_no_nan(loss, count)
+        # The element count is known on the host: TF's divide_no_nan is a plain division by
+        # it (the same rounding) unless it is 0, without a Python backward in autograd.
+        count = weighted_losses.numel()
+        if count:
+            loss = math_ops.truediv(loss, math_ops.cast(count, weighted_losses.dtype))
+        else:
+            loss = divide_no_nan(loss, math_ops.cast(0, weighted_losses.dtype))
     return loss
 
 
