@@ -213,9 +213,7 @@ def test_mirrored_equals_one_device(strategy, make, training):
         np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=1e-4, atol=1e-5)
 
 
-# -- a known gap: Model.weights order --------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="engine: Model.weights lists all trainable weights "
-                   "first; tf_keras interleaves per layer (report to the engine owner)")
+# -- Model.weights order: layer by layer, as tf_keras ----------------------------------------
 def test_sequential_weights_order_is_tf_keras():
     model = tf.keras.Sequential([L.Conv2D(2, 3, input_shape=(5, 5, 1)), L.BatchNormalization(),
                                  L.Flatten(), L.Dense(1)])

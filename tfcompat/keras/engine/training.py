@@ -49,6 +49,22 @@ class Model(Layer):
         self.outputs = None
 
     @property
+    def weights(self) -> list:
+        """Layer by layer (each layer's trainable then non-trainable weights), then the
+        model's own: tf_keras's `Model.weights` order, which `get_weights`, `set_weights`
+        and `.h5` files follow."""
+        self._update_trackables()
+        collected: list = []
+        for child in self._flatten_modules(include_self=False, recursive=False):
+            collected.extend(child.variables)
+        collected.extend(self._trainable_weights + self._non_trainable_weights)
+        return self._dedup_weights(collected)
+
+    @property
+    def variables(self) -> list:  # type: ignore[override]
+        return self.weights
+
+    @property
     def layers(self) -> list:
         """The layers this model tracks directly, in the order they were assigned."""
         return list(self._flatten_layers(include_self=False, recursive=False))
