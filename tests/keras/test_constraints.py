@@ -29,7 +29,9 @@ def test_unit_norm_and_non_neg(w, axis):
     out = C.UnitNorm(axis)(tf.constant(w)).numpy()
     norms = np.linalg.norm(w, axis=axis)
     big = norms > 1e-3
-    np.testing.assert_allclose(np.linalg.norm(out, axis=axis)[big], 1.0, rtol=1e-6)
+    # TF's UnitNorm divides by (epsilon + norm), epsilon = 1e-7: the norm is norm / (1e-7 + norm)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=axis)[big],
+                               (norms / (1e-7 + norms))[big], rtol=1e-12)
     nn = C.NonNeg()(tf.constant(w.astype(np.float32))).numpy()
     np.testing.assert_array_equal(nn, np.where(w.astype(np.float32) >= 0, w.astype(np.float32), 0))
 
