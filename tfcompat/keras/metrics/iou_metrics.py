@@ -10,7 +10,7 @@ at `threshold` (`>=`).
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import torch
 
