@@ -1,4 +1,4 @@
-"""`GlobalAveragePooling1D/2D`, `GlobalMaxPooling1D/2D`: a mean or max over every spatial axis.
+"""`GlobalAveragePooling1D/2D/3D`, `GlobalMaxPooling1D/2D/3D`: a mean or max over every spatial axis.
 
 As tf_keras: `keepdims` keeps the reduced axes as size 1; `GlobalAveragePooling1D` takes a
 `[batch, steps]` mask (masked steps are left out of the mean) and emits no mask.
@@ -15,8 +15,8 @@ from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
 
-__all__ = ["GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D"]
+__all__ = ["GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D",
+           "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D"]
 
 
 class _GlobalPooling(Layer):
@@ -101,6 +101,26 @@ class GlobalMaxPooling2D(_GlobalPooling):
     """The maximum over the rows and columns of an image batch."""
 
     _rank = 2
+
+    def call(self, inputs: Any) -> Any:
+        return reduction_ops.reduce_max(inputs, axis=self._axes, keepdims=self.keepdims)
+
+
+@keras_export("keras.layers.GlobalAveragePooling3D", "keras.layers.GlobalAvgPool3D")
+class GlobalAveragePooling3D(_GlobalPooling):
+    """The mean over the three spatial axes of a volume batch."""
+
+    _rank = 3
+
+    def call(self, inputs: Any) -> Any:
+        return reduction_ops.reduce_mean(inputs, axis=self._axes, keepdims=self.keepdims)
+
+
+@keras_export("keras.layers.GlobalMaxPooling3D", "keras.layers.GlobalMaxPool3D")
+class GlobalMaxPooling3D(_GlobalPooling):
+    """The maximum over the three spatial axes of a volume batch."""
+
+    _rank = 3
 
     def call(self, inputs: Any) -> Any:
         return reduction_ops.reduce_max(inputs, axis=self._axes, keepdims=self.keepdims)

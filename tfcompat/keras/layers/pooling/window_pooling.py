@@ -1,4 +1,4 @@
-"""`MaxPooling1D/2D`, `AveragePooling1D/2D`: TF's window pooling over the spatial axes.
+"""`MaxPooling1D/2D/3D`, `AveragePooling1D/2D/3D`: TF's window pooling over the spatial axes.
 
 The windows are TF's (`tfcompat.ops.pooling_ops`): `same` padding never wins a max and is not
 counted in an average. `strides=None` means `pool_size`, as in tf_keras.
@@ -16,9 +16,10 @@ from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
 from ..convolutional.conv_arguments import conv_output_length, normalize_padding, normalize_tuple
 
-__all__ = ["MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D"]
+__all__ = ["MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D",
+           "AveragePooling3D"]
 
-_FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW")}
+_FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 
 
 class _Pooling(Layer):
@@ -78,6 +79,14 @@ def _avg2d(x: Any, k: list, s: list, p: str, fmt: str) -> Any:
     return pooling_ops.avg_pool2d(x, k, s, p, fmt)
 
 
+def _max3d(x: Any, k: list, s: list, p: str, fmt: str) -> Any:
+    return pooling_ops.max_pool3d(x, k, s, p, fmt)
+
+
+def _avg3d(x: Any, k: list, s: list, p: str, fmt: str) -> Any:
+    return pooling_ops.avg_pool3d(x, k, s, p, fmt)
+
+
 @keras_export("keras.layers.MaxPooling1D", "keras.layers.MaxPool1D")
 class MaxPooling1D(_Pooling):
     """Max pooling over the steps of `[batch, steps, channels]` (tf_keras `MaxPooling1D`)."""
@@ -122,5 +131,29 @@ class AveragePooling2D(_Pooling):
     _pool_function = staticmethod(_avg2d)
 
     def __init__(self, pool_size: Any = (2, 2), strides: Any = None, padding: str = "valid",
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+@keras_export("keras.layers.MaxPooling3D", "keras.layers.MaxPool3D")
+class MaxPooling3D(_Pooling):
+    """Max pooling over the three spatial axes of a volume batch (tf_keras `MaxPooling3D`)."""
+
+    _rank = 3
+    _pool_function = staticmethod(_max3d)
+
+    def __init__(self, pool_size: Any = (2, 2, 2), strides: Any = None, padding: str = "valid",
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+@keras_export("keras.layers.AveragePooling3D", "keras.layers.AvgPool3D")
+class AveragePooling3D(_Pooling):
+    """Average pooling over the three spatial axes of a volume batch (tf_keras)."""
+
+    _rank = 3
+    _pool_function = staticmethod(_avg3d)
+
+    def __init__(self, pool_size: Any = (2, 2, 2), strides: Any = None, padding: str = "valid",
                  data_format: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
