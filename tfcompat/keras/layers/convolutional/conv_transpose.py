@@ -216,6 +216,11 @@ class Conv3DTranspose(_ConvTranspose):
     def _dilations(self) -> tuple:
         return (1, 1, 1)
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("dilation_rate")  # tf_keras leaves it out (and never applies it)
+        return config
+
     def _transpose(self, inputs: Any, sizes: List[int]) -> Any:
         return _conv3d_transpose(inputs, convert_to_tensor(self.kernel), sizes, self.strides, self.padding,
                                  self._channels_first)
