@@ -57,8 +57,36 @@ def _collect_nodes(outputs: List[KerasTensor]) -> List[Node]:
     return ordered
 
 
+class LayerCheckpointNames:
+    """tf_keras's checkpoint names for a model's `layers`: `layer-{i}` for each and
+    `layer_with_weights-{k}` for those with weights (that one first, so a variable's key takes
+    it), ahead of the model's own attributes."""
+
+    def _layer_checkpoint_dependencies(self) -> Dict[str, Any]:
+        dependencies: Dict[str, Any] = {}
+        weighted = 0
+        for index, layer in enumerate(self.layers):
+            if layer.weights:
+                dependencies[f"layer_with_weights-{weighted}"] = layer
+                weighted += 1
+            dependencies[f"layer-{index}"] = layer
+        return dependencies
+
+    def _trackable_children(self, save_type: str = "checkpoint", **kwargs: Any) -> Dict[str, Any]:
+        children = self._layer_checkpoint_dependencies()
+        children.update(super()._trackable_children(save_type, **kwargs))
+        return children
+
+    def _lookup_dependency(self, name: str, cached_dependencies: Optional[dict] = None) -> Any:
+        if cached_dependencies is None:
+            found = self._layer_checkpoint_dependencies().get(name)
+            if found is not None:
+                return found
+        return super()._lookup_dependency(name, cached_dependencies)
+
+
 @keras_export("keras.models.Functional")
-class Functional(Model):
+class Functional(LayerCheckpointNames, Model):
     """A model defined by its inputs and outputs (tf_keras's `Functional`)."""
 
     def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None,
@@ -174,29 +202,6 @@ class Functional(Model):
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return nest.map_structure(lambda kt: kt.shape, self._nested_outputs)
-
-    # tf_keras's checkpoint names for a graph network's layers
-    def _layer_checkpoint_dependencies(self) -> Dict[str, Any]:
-        dependencies: Dict[str, Any] = {}
-        weighted = 0
-        for index, layer in enumerate(self.layers):
-            if layer.weights:
-                dependencies[f"layer_with_weights-{weighted}"] = layer
-                weighted += 1
-            dependencies[f"layer-{index}"] = layer
-        return dependencies
-
-    def _trackable_children(self, save_type: str = "checkpoint", **kwargs: Any) -> Dict[str, Any]:
-        children = self._layer_checkpoint_dependencies()
-        children.update(super()._trackable_children(save_type, **kwargs))
-        return children
-
-    def _lookup_dependency(self, name: str, cached_dependencies: Optional[dict] = None) -> Any:
-        if cached_dependencies is None:
-            found = self._layer_checkpoint_dependencies().get(name)
-            if found is not None:
-                return found
-        return super()._lookup_dependency(name, cached_dependencies)
 
     def get_config(self) -> dict:
         from .functional_config import get_network_config

@@ -11,12 +11,13 @@ Calling runs the layers in order; masks and `training` propagate as in any layer
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from ...framework import nest
 from ...framework.tensor_shape import TensorShape
 from ..saving.serialization import keras_export
 from .base_layer import Layer, _set
+from .functional import LayerCheckpointNames
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
 from .training import Model
@@ -25,7 +26,7 @@ __all__ = ["Sequential"]
 
 
 @keras_export("keras.Sequential", "keras.models.Sequential")
-class Sequential(Model):
+class Sequential(LayerCheckpointNames, Model):
     """A model that runs its layers one after the other."""
 
     def __init__(self, layers: Optional[list] = None, name: Optional[str] = None) -> None:
@@ -152,28 +153,6 @@ class Sequential(Model):
         if self.outputs:
             return tuple(self.outputs[0].shape.as_list())
         raise AttributeError("The model has not been built: it has no defined output shape.")
-
-    def _layer_checkpoint_dependencies(self) -> Dict[str, Any]:
-        dependencies: Dict[str, Any] = {}
-        weighted = 0
-        for index, layer in enumerate(self.layers):
-            if layer.weights:
-                dependencies[f"layer_with_weights-{weighted}"] = layer
-                weighted += 1
-            dependencies[f"layer-{index}"] = layer
-        return dependencies
-
-    def _trackable_children(self, save_type: str = "checkpoint", **kwargs: Any) -> Dict[str, Any]:
-        children = self._layer_checkpoint_dependencies()
-        children.update(super()._trackable_children(save_type, **kwargs))
-        return children
-
-    def _lookup_dependency(self, name: str, cached_dependencies: Optional[dict] = None) -> Any:
-        if cached_dependencies is None:
-            found = self._layer_checkpoint_dependencies().get(name)
-            if found is not None:
-                return found
-        return super()._lookup_dependency(name, cached_dependencies)
 
     def get_config(self) -> dict:
         from ..saving.serialization import serialize_keras_object
