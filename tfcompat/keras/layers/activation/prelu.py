@@ -55,8 +55,8 @@ class PReLU(Layer):
     def call(self, inputs: Any) -> Any:
         return nn_ops.relu(inputs) + (-self.alpha) * nn_ops.relu(-inputs)
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        return TensorShape(input_shape)
 
     def get_config(self) -> dict:
         config = {
@@ -88,8 +88,8 @@ class ThresholdedReLU(Layer):
     def call(self, inputs: Any) -> Any:
         return inputs * math_ops.cast(inputs > self._theta, inputs.dtype)
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        return TensorShape(input_shape)
 
     def get_config(self) -> dict:
         config = {"theta": float(self.theta)}

@@ -30,8 +30,8 @@ class Activation(Layer):
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        return TensorShape(input_shape)
 
     def get_config(self) -> dict:
         config = {"activation": activations.serialize(self.activation)}
@@ -47,7 +47,10 @@ class Identity(Layer):
         return inputs
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
+        try:
+            return TensorShape(input_shape)
+        except (TypeError, ValueError):  # a structure of shapes passes as it is
+            return input_shape
 
 
 @keras_export("keras.layers.Masking")
@@ -71,7 +74,7 @@ class Masking(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
-        return input_shape
+        return TensorShape(input_shape)
 
     def get_config(self) -> dict:
         config = {"mask_value": self.mask_value}
