@@ -25,6 +25,7 @@ IDS = np.array([[1, 0, 3, 3], [7, 3, 0, 2]], dtype=np.int32)
 SEQ = _RNG.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
 SEQ[0, 1] = 0.0
 SEQ[1, 3:] = 0.0
+SEQ[1, 0, 1] = 0.0  # one feature at the mask value: the timestep stays
 
 
 def _layer(cls, *args, **kwargs):

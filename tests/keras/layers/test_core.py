@@ -119,9 +119,9 @@ def test_lambda_passes_mask_and_training_when_named():
 
 # -- masks -------------------------------------------------------------------------------
 def test_masking_zeroes_and_masks_the_timesteps():
-    x = torch.tensor([[[1.0, 2.0], [5.0, 5.0], [0.0, 3.0]]])
-    out = L.Masking(5.0)(x)
-    np.testing.assert_array_equal(out.numpy(), [[[1, 2], [0, 0], [0, 3]]])
+    x = torch.tensor([[[1.0, 2.0], [5.0, 5.0], [5.0, 3.0]]])
+    out = L.Masking(5.0)(x)  # a timestep is masked only when every feature is mask_value
+    np.testing.assert_array_equal(out.numpy(), [[[1, 2], [0, 0], [5, 3]]])
     np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False, True]])
 
 
