@@ -131,3 +131,16 @@ def test_subclassed_model():
     assert built.built and tuple(built.hidden.kernel.shape) == (6, 3)
     with pytest.raises(TypeError, match="Keyword argument not understood"):
         tf.keras.Model(bogus=1)
+
+
+def test_functional_layers_are_ordered_by_depth_as_tf_keras():
+    """tf_keras 2.21 (checked live): deepest layers first, ties in discovery order."""
+    a, b = tf.keras.Input((3,)), tf.keras.Input((3,))
+    shared = tf.keras.layers.Dense(2)
+    two_inputs = tf.keras.Model([a, b], [shared(a), shared(b)])
+    assert [l.name for l in two_inputs.layers] == ["input_1", "input_2", "dense"]
+    x = tf.keras.Input((3,))
+    h1 = tf.keras.layers.Dense(2, name="h1")(x)
+    h2 = tf.keras.layers.Dense(2, name="h2")(tf.keras.layers.Dense(2, name="h0")(x))
+    branches = tf.keras.Model(x, [h1, h2])
+    assert [l.name for l in branches.layers] == ["input_3", "h0", "h1", "h2"]

@@ -129,10 +129,21 @@ class Functional(LayerCheckpointNames, Model):
                         "without issue: " + str([n.layer.name for n in nodes
                                                  if n is not node][:10]))
         _set(self, "_nodes", [n for n in nodes if not n.is_input])
-        layers: List[Layer] = []
+        # tf_keras's layer order: by depth (the longest path to an output), deepest first;
+        # layers at one depth in the order the walk met them
+        node_depth: Dict[int, int] = {id(n): 0 for n in nodes}
+        for node in reversed(nodes):
+            for parent in node.parent_nodes:
+                node_depth[id(parent)] = max(node_depth.get(id(parent), 0),
+                                             node_depth[id(node)] + 1)
+        first_seen: List[Layer] = []
+        layer_depth: Dict[int, int] = {}
         for node in nodes:
-            if not any(node.layer is seen for seen in layers):
-                layers.append(node.layer)
+            if not any(node.layer is seen for seen in first_seen):
+                first_seen.append(node.layer)
+            layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0),
+                                              node_depth[id(node)])
+        layers = sorted(first_seen, key=lambda layer: -layer_depth[id(layer)])
         for layer in layers:
             self._self_tracked_trackables.append(layer)
         _set(self, "_layers_in_order", layers)
