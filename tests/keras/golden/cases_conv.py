@@ -142,6 +142,10 @@ CASES = {
         tf.ones([2, 5, 5, 3])), match_message=True),
     "depthwise2d_rank_error": Case(lambda tf: tf.keras.layers.DepthwiseConv2D(3)(
         tf.ones([2, 5, 3])), match_message=True),
+    "depthwise1d_causal_error": Case(lambda tf: tf.keras.layers.DepthwiseConv1D(
+        3, padding="causal"), match_message=True),
+    "separable2d_causal_error": Case(lambda tf: tf.keras.layers.SeparableConv2D(
+        3, 3, padding="causal"), match_message=True),
     "separable2d_rank_error": lambda tf: tf.keras.layers.SeparableConv2D(3, 3)(
         tf.ones([2, 5, 3])),
     "conv2dt_channel_error": lambda tf: _twice(tf, tf.keras.layers.Conv2DTranspose(2, 3),

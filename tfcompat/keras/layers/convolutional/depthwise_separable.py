@@ -78,6 +78,9 @@ class DepthwiseConv(_DepthwiseSeparable):
                          bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
                          activity_regularizer=activity_regularizer,
                          bias_constraint=bias_constraint, **kwargs)
+        if self.padding == "causal":  # tf_keras allows it only for Conv1D / SeparableConv1D
+            raise ValueError("Causal padding is only supported for `Conv1D`and "
+                             "`SeparableConv1D`.")
         self._fast_conv2d = False
         self.depth_multiplier = depth_multiplier
         self.depthwise_initializer = initializers.get(depthwise_initializer)
