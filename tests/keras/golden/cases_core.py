@@ -188,6 +188,8 @@ CASES = {
     "embedding_input_length_error": Case(lambda tf: tf.keras.layers.Embedding(
         8, 3, input_length=5).compute_output_shape((2, 4)), match_message=True),
     "prelu_shape_error": lambda tf: _prelu_twice(tf),
+    "lambda_creates_variable_error": lambda tf: tf.keras.layers.Lambda(
+        lambda x: x * tf.Variable(2.0))(tf.ones([2])),
     "thresholded_relu_error": Case(lambda tf: tf.keras.layers.ThresholdedReLU(-1.0),
                                    match_message=True),
 }

@@ -117,6 +117,13 @@ def test_lambda_passes_mask_and_training_when_named():
     np.testing.assert_array_equal(seen["mask"].numpy(), [[False, True]])
 
 
+def test_lambda_refuses_variables_it_creates():
+    layer = L.Lambda(lambda x: x * tf.Variable(2.0))
+    with pytest.raises(ValueError, match="were created within a Lambda layer"):
+        layer(torch.ones(2))
+    assert layer.weights == []
+
+
 # -- masks -------------------------------------------------------------------------------
 def test_masking_zeroes_and_masks_the_timesteps():
     x = torch.tensor([[[1.0, 2.0], [5.0, 5.0], [5.0, 3.0]]])

@@ -1,7 +1,8 @@
 """`tf.keras.layers.Lambda`: wraps a function of the inputs as a layer.
 
 As tf_keras 2.21: `arguments` are passed to the function as keywords, and `mask` / `training`
-too when the function's signature names them; `output_shape` (a shape without the batch
+too when the function's signature names them; a variable the function creates (and the
+layer does not track) is tf_keras's `ValueError`; `output_shape` (a shape without the batch
 axis, a structure of them, or a function of the input shape) fixes `compute_output_shape`,
 which otherwise runs the function on stand-in tensors; `mask` (a callable
 `(inputs, mask) -> mask` or a fixed value) is the output mask.
@@ -25,6 +26,7 @@ import numpy as np
 
 from ....framework import nest
 from ....framework.tensor_shape import TensorShape
+from ....variables.creator import variable_creator_scope
 from ...engine.base_layer import Layer
 from ...saving import object_registration
 from ...saving.serialization import keras_export
@@ -110,7 +112,32 @@ class Lambda(Layer):
             kwargs["mask"] = mask
         if self._fn_expects_training_arg:
             kwargs["training"] = training
-        return self.function(inputs, **kwargs)
+        created: list = []
+
+        def record(next_creator: Callable, **kw: Any) -> Any:
+            variable = next_creator(**kw)
+            created.append(variable)
+            return variable
+
+        with variable_creator_scope(record):
+            result = self.function(inputs, **kwargs)
+        if created:
+            self._refuse_untracked(created)
+        return result
+
+    def _refuse_untracked(self, created: list) -> None:
+        """tf_keras refuses variables made inside a Lambda that the layer does not track."""
+        tracked = {id(w) for w in self.weights}
+        untracked = [v for v in created if id(v) not in tracked and "StateVar" not in v.name]
+        if untracked:
+            names = "\n".join(f"  {v}" for v in untracked)
+            raise ValueError(
+                f"\nThe following Variables were created within a Lambda layer ({self.name})\n"
+                f"but are not tracked by said layer:\n{names}\nThe layer cannot safely "
+                "ensure proper Variable reuse across multiple\ncalls, and consequently this "
+                "behavior is disallowed for safety. Lambda\nlayers are not well suited to "
+                "stateful computation; instead, writing a\nsubclassed Layer is the recommend "
+                "way to define layers with\nVariables.")
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if callable(self.mask):
