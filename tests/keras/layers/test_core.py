@@ -194,8 +194,6 @@ def test_functional_shapes():
     assert emb.shape.as_list() == [None, None, 5]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: a KerasTensor `_keras_mask` becomes a Node input "
-                   "that no layer produces (Graph disconnected); see the E1 report")
 def test_functional_mask_propagates_into_a_model():
     ids = tf.keras.Input((None,), dtype="int32")
     emb = L.Embedding(10, 5, mask_zero=True, embeddings_initializer="ones")(ids)

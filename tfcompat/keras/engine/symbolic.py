@@ -127,6 +127,7 @@ def infer_outputs(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
 def functional_construction_call(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
     """`layer(...)` on KerasTensors: build, infer the outputs, record a `Node`."""
     spec = layer._get_call_spec()
+    recorded_kwargs = kwargs  # an implicit mask travels with its tensor, not as a node input
     if spec.expects_mask_arg and not spec.arg_was_passed("mask", spec.mask_position, args,
                                                          kwargs):
         masks = [getattr(x, "_keras_mask", None) for x in nest.flatten(inputs)]
@@ -145,7 +146,7 @@ def functional_construction_call(layer: Any, inputs: Any, args: tuple, kwargs: d
     input_ids = {id(x) for x in nest.flatten((inputs, args, kwargs))}
     outputs = nest.map_structure(
         lambda t: KerasTensor(t.shape, t.dtype) if id(t) in input_ids else t, outputs)
-    Node(layer, call_args=(inputs,) + tuple(args), call_kwargs=kwargs, outputs=outputs)
+    Node(layer, call_args=(inputs,) + tuple(args), call_kwargs=recorded_kwargs, outputs=outputs)
     return outputs
 
 
