@@ -5,7 +5,8 @@ This module only re-exports; each name lives where its concept does.
 
 import torch as _torch
 
-from . import bitwise, compat, config, distribute, errors, keras, linalg, math, nn, optimizers, random
+from . import bitwise, compat, config, distribute, errors, image, keras, linalg, math, nn, optimizers
+from . import random
 from . import debugging
 from . import data
 from . import train

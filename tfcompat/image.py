@@ -1,0 +1,3 @@
+"""`tf.image`: image resizing, cropping, flipping and conversions (re-exports only)."""
+
+__all__: list = []
