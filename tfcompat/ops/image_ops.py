@@ -1,0 +1,468 @@
+"""`tf.image`: resizing (TF2's half-pixel kernels), crops, pads, flips and conversions.
+
+The resize kernels transcribe TF's CPU kernels arithmetic for arithmetic, in float32 as TF
+computes them (every method but nearest returns float32, whatever the input's dtype):
+
+* bilinear (`ResizeBilinear`, half_pixel_centers): source coordinate
+  `in = (out + 0.5) * (in_size / out_size) - 0.5`, neighbours `max(floor(in), 0)` and
+  `min(ceil(in), in_size - 1)`, `lerp = in - floor(in)`; rows first
+  (`top = tl + (tr - tl) * x_lerp`), then `top + (bottom - top) * y_lerp`.
+* nearest (`ResizeNearestNeighbor`, half_pixel_centers): `floor((out + 0.5) * scale)`
+  clamped into the image; the dtype is kept.
+* bicubic (`ResizeBicubic`, half_pixel_centers): Keys' cubic with `a = -0.5` (torch uses
+  -0.75), its weights read from TF's 1024-entry table; taps outside the image get weight 0
+  and the four weights are renormalized; columns are interpolated first, then rows.
+* area (`ResizeArea`): each output cell averages the input cells it covers, weighted by the
+  covered fraction (no half-pixel offset).
+
+Every kernel is gathers and elementwise torch ops, so gradients flow to the images.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import torch
+
+from ..framework import dtypes
+from ..framework.tensor_conversion import convert_to_tensor
+
+__all__ = ["ResizeMethod", "resize", "flip_left_right", "flip_up_down", "central_crop",
+           "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
+           "rgb_to_grayscale", "grayscale_to_rgb", "convert_image_dtype",
+           "per_image_standardization", "smart_resize"]
+
+
+class ResizeMethod:
+    """`tf.image.ResizeMethod`: the names `resize` accepts as `method`."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+_IMPLEMENTED = (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR, ResizeMethod.BICUBIC,
+                ResizeMethod.AREA)
+_KNOWN = _IMPLEMENTED + (ResizeMethod.LANCZOS3, ResizeMethod.LANCZOS5, ResizeMethod.GAUSSIAN,
+                         ResizeMethod.MITCHELLCUBIC)
+
+
+# -- the kernels (NHWC, float32) ---------------------------------------------------------
+
+def _scale(in_size: int, out_size: int) -> torch.Tensor:
+    # TF: static_cast<float>(in_size) / out_size, a float32 division
+    return torch.tensor(float(in_size), dtype=torch.float32) / torch.tensor(
+        float(out_size), dtype=torch.float32)
+
+
+def _bilinear_axis(in_size: int, out_size: int, device: torch.device):
+    pos = (torch.arange(out_size, dtype=torch.float32) + 0.5) * _scale(in_size, out_size) - 0.5
+    floor = torch.floor(pos)
+    lower = torch.clamp(floor.to(torch.int64), min=0)
+    upper = torch.clamp(torch.ceil(pos).to(torch.int64), max=in_size - 1)
+    lerp = pos - floor
+    return lower.to(device), upper.to(device), lerp.to(device)
+
+
+def _resize_bilinear(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    y0, y1, yl = _bilinear_axis(x.shape[1], h, x.device)
+    x0, x1, xl = _bilinear_axis(x.shape[2], w, x.device)
+    top, bottom = x.index_select(1, y0), x.index_select(1, y1)
+    xl = xl.view(1, 1, w, 1)
+    tl, tr = top.index_select(2, x0), top.index_select(2, x1)
+    bl, br = bottom.index_select(2, x0), bottom.index_select(2, x1)
+    top = tl + (tr - tl) * xl
+    bottom = bl + (br - bl) * xl
+    return top + (bottom - top) * yl.view(1, h, 1, 1)
+
+
+def _nearest_axis(in_size: int, out_size: int, device: torch.device) -> torch.Tensor:
+    pos = (torch.arange(out_size, dtype=torch.float32) + 0.5) * _scale(in_size, out_size)
+    index = torch.clamp(torch.floor(pos).to(torch.int64), 0, in_size - 1)
+    return index.to(device)
+
+
+def _resize_nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    rows = _nearest_axis(x.shape[1], h, x.device)
+    cols = _nearest_axis(x.shape[2], w, x.device)
+    return x.index_select(1, rows).index_select(2, cols)
+
+
+_TABLE_SIZE = 1024
+
+
+def _keys_table() -> np.ndarray:
+    """TF's bicubic coefficient table (Keys, a = -0.5): entry i holds the weights at
+    distance i / 1024 ([2i]) and 1 + i / 1024 ([2i + 1]), computed in double, stored float."""
+    a = -0.5
+    x = np.arange(_TABLE_SIZE + 1, dtype=np.float64) / _TABLE_SIZE
+    x = x.astype(np.float32).astype(np.float64)
+    table = np.empty((_TABLE_SIZE + 1) * 2, dtype=np.float32)
+    table[0::2] = ((a + 2) * x - (a + 3)) * x * x + 1
+    x1 = (x.astype(np.float32) + np.float32(1.0)).astype(np.float64)
+    table[1::2] = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    return table
+
+
+_KEYS = _keys_table()
+
+
+def _bicubic_axis(in_size: int, out_size: int, device: torch.device):
+    """Per output position: the four source indices and their renormalized weights."""
+    scale = np.float32(in_size) / np.float32(out_size)
+    out = np.arange(out_size, dtype=np.float32)
+    pos = ((out + np.float32(0.5)) * scale - np.float32(0.5)).astype(np.float32)
+    base = np.floor(pos).astype(np.int64)
+    delta = (pos - np.floor(pos)).astype(np.float32)
+    offset = np.rint(delta * np.float32(_TABLE_SIZE)).astype(np.int64)
+    weights = np.stack([_KEYS[offset * 2 + 1], _KEYS[offset * 2],
+                        _KEYS[(_TABLE_SIZE - offset) * 2],
+                        _KEYS[(_TABLE_SIZE - offset) * 2 + 1]], axis=1).astype(np.float32)
+    taps = base[:, None] + np.arange(-1, 3)[None, :]
+    index = np.clip(taps, 0, in_size - 1)
+    weights = np.where(index == taps, weights, np.float32(0.0)).astype(np.float32)
+    total = (((weights[:, 0] + weights[:, 1]) + weights[:, 2]) + weights[:, 3]).astype(np.float32)
+    ok = np.abs(total) >= 1000.0 * np.finfo(np.float32).tiny
+    inverse = np.where(ok, np.float32(1.0) / np.where(ok, total, np.float32(1.0)),
+                       np.float32(1.0)).astype(np.float32)
+    weights = np.where(ok[:, None], weights * inverse[:, None], weights).astype(np.float32)
+    return (torch.from_numpy(index).to(device), torch.from_numpy(weights).to(device))
+
+
+def _resize_bicubic(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    yi, yw = _bicubic_axis(x.shape[1], h, x.device)
+    xi, xw = _bicubic_axis(x.shape[2], w, x.device)
+    # along the height first (four source rows per output row), then along the width
+    rows = [x.index_select(1, yi[:, k]) for k in range(4)]
+    col = None
+    for k in range(4):
+        term = rows[k] * yw[:, k].view(1, h, 1, 1)
+        col = term if col is None else col + term
+    out = None
+    for k in range(4):
+        term = col.index_select(2, xi[:, k]) * xw[:, k].view(1, 1, w, 1)
+        out = term if out is None else out + term
+    return out
+
+
+def _area_axis(in_size: int, out_size: int) -> np.ndarray:
+    """The covered fraction of each input cell by each output cell, as TF's `ResizeArea`
+    computes it in float32: `[out_size, in_size]`."""
+    scale = np.float32(in_size) / np.float32(out_size)
+    weights = np.zeros((out_size, in_size), dtype=np.float32)
+    one = np.float32(1.0)
+    for o in range(out_size):
+        start_pos = np.float32(o) * scale
+        end_pos = np.float32(o + 1) * scale
+        start, end = int(math.floor(start_pos)), int(math.ceil(end_pos))
+        for i in range(start, end):
+            lo, hi = np.float32(i), np.float32(i + 1)
+            if lo < start_pos:
+                frac = scale if hi > end_pos else np.float32(hi - start_pos)
+            else:
+                frac = np.float32(end_pos - lo) if hi > end_pos else one
+            weights[o, min(i, in_size - 1)] += frac
+    return weights
+
+
+def _resize_area(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    in_h, in_w = x.shape[1], x.shape[2]
+    wh = torch.from_numpy(_area_axis(in_h, h)).to(x.device)
+    ww = torch.from_numpy(_area_axis(in_w, w)).to(x.device)
+    hs, ws = _scale(in_h, h).item(), _scale(in_w, w).item()
+    scale = float(np.float32(1.0 / (np.float64(np.float32(hs)) * np.float64(np.float32(ws)))))
+    # sum over the covered columns of each covered row, weight the rows, then normalize
+    cols = torch.einsum("nhwc,ow->nhoc", x, ww)
+    out = torch.einsum("nhoc,ph->npoc", cols, wh)
+    return out * scale
+
+
+_KERNELS = {ResizeMethod.BILINEAR: _resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR:
+            _resize_nearest, ResizeMethod.BICUBIC: _resize_bicubic,
+            ResizeMethod.AREA: _resize_area}
+
+
+# -- resize ------------------------------------------------------------------------------
+
+def _size_pair(size: Any) -> list:
+    try:
+        if isinstance(size, torch.Tensor):
+            values = size.detach().cpu().reshape(-1).tolist() if size.dim() == 1 else None
+            if size.dim() != 1:
+                raise ValueError
+            if size.is_floating_point():
+                raise ValueError
+        else:
+            arr = np.asarray(size)
+            if arr.dtype.kind not in "iu" or arr.ndim != 1:
+                if arr.ndim != 1 or arr.dtype.kind not in "iu":
+                    raise ValueError
+            values = arr.tolist()
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if len(values) != 2:
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    return [int(v) for v in values]
+
+
+def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
+           preserve_aspect_ratio: bool = False, antialias: bool = False,
+           name: Optional[str] = None) -> torch.Tensor:
+    """`tf.image.resize` (TF2): resize 3-D `[h, w, c]` or 4-D `[n, h, w, c]` images to
+    `size = [new_height, new_width]`. `preserve_aspect_ratio` scales both sides by the
+    smaller factor (rounded as TF, in float32). The result is float32, except for
+    `"nearest"`, which keeps the dtype. `antialias` and the scale-and-translate kernels
+    (`lanczos3/5`, `gaussian`, `mitchellcubic`) are not implemented."""
+    images = convert_to_tensor(images)
+    if images.dim() == 3:
+        batched, x = False, images.unsqueeze(0)
+    elif images.dim() == 4:
+        batched, x = True, images
+    else:
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    new_h, new_w = _size_pair(size)
+    method = method if isinstance(method, str) else str(method)
+    if method not in _KNOWN:
+        raise ValueError(f"Resize method is not implemented: {method}")
+    if antialias or method not in _IMPLEMENTED:
+        raise NotImplementedError(
+            f"tfcompat's tf.image.resize implements {', '.join(_IMPLEMENTED)} without "
+            f"antialias; got method={method!r}, antialias={antialias}")
+    if preserve_aspect_ratio:
+        h32, w32 = np.float32(x.shape[1]), np.float32(x.shape[2])
+        factor = min(np.float32(new_h) / h32, np.float32(new_w) / w32)
+        new_h = int(np.round(np.float32(factor * h32)))
+        new_w = int(np.round(np.float32(factor * w32)))
+    if new_h <= 0 or new_w <= 0:
+        from ..framework import errors
+        raise errors.InvalidArgumentError(
+            None, None, f"output dimensions must be positive, got [{new_h}, {new_w}]")
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        out = _resize_nearest(x, new_h, new_w)
+    else:
+        if x.dtype is torch.bool or x.is_complex():
+            raise TypeError(f"Value for attr 'T' of {dtypes.from_torch(x.dtype).name} is not "
+                            "in the list of allowed values")
+        out = _KERNELS[method](x.to(torch.float32), new_h, new_w)
+    return out if batched else out.squeeze(0)
+
+
+def smart_resize(x: Any, size: Sequence[int], interpolation: str = "bilinear") -> torch.Tensor:
+    """`tf.keras.preprocessing.image.smart_resize`: take the largest centred crop with the
+    target's aspect ratio, then resize it to `size` (float32 out, as `resize`)."""
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers, but got: {size}.")
+    img = convert_to_tensor(x)
+    if img.dim() < 3 or img.dim() > 4:
+        raise ValueError("Expected an image array with shape `(height, width, channels)`, "
+                         "or `(batch_size, height, width, channels)`, but got input with "
+                         f"incorrect rank, of shape {tuple(img.shape)}.")
+    height, width = img.shape[-3], img.shape[-2]
+    target_h, target_w = int(size[0]), int(size[1])
+    # TF: int32 arithmetic, cast(float32) products, then int32 truncation
+    crop_h = int(np.float32(width * target_h) / np.float32(target_w))
+    crop_w = int(np.float32(height * target_w) / np.float32(target_h))
+    crop_h = min(height, crop_h)
+    crop_w = min(width, crop_w)
+    off_h = int(np.float32(height - crop_h) / np.float32(2))
+    off_w = int(np.float32(width - crop_w) / np.float32(2))
+    img = img[..., off_h:off_h + crop_h, off_w:off_w + crop_w, :]
+    return resize(img, size=[target_h, target_w], method=interpolation)
+
+
+# -- geometry ----------------------------------------------------------------------------
+
+def _batched(image: Any, what: str = "image") -> tuple:
+    image = convert_to_tensor(image)
+    if image.dim() == 3:
+        return image.unsqueeze(0), False
+    if image.dim() == 4:
+        return image, True
+    raise ValueError(f"'{what}' (shape {_shape_str(image)}) must have either 3 or 4 "
+                     "dimensions.")
+
+
+def _shape_str(t: torch.Tensor) -> str:
+    return "(" + ", ".join(str(d) for d in t.shape) + ("," if t.dim() == 1 else "") + ")"
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, torch.Tensor):
+        return int(v.item())
+    return int(v)
+
+
+def flip_left_right(image: Any) -> torch.Tensor:
+    """`tf.image.flip_left_right`: reverse the width axis of `[h, w, c]` / `[n, h, w, c]`."""
+    x, _ = _batched(image)
+    return torch.flip(convert_to_tensor(image), dims=[-2])
+
+
+def flip_up_down(image: Any) -> torch.Tensor:
+    """`tf.image.flip_up_down`: reverse the height axis."""
+    x, _ = _batched(image)
+    return torch.flip(convert_to_tensor(image), dims=[-3])
+
+
+def _check_at_least_3d(image: torch.Tensor) -> None:
+    if image.dim() < 3:
+        raise ValueError(f"'image' (shape {_shape_str(image)}) must be at least "
+                         "three-dimensional.")
+    if any(d <= 0 for d in image.shape[-3:]):
+        raise ValueError("inner 3 dims of 'image.shape' must be > 0: "
+                         f"{_shape_str(image)}")
+
+
+def central_crop(image: Any, central_fraction: float) -> torch.Tensor:
+    """`tf.image.central_crop`: keep the central `central_fraction` of height and width
+    (start offsets `int((size - size * fraction) / 2)`, as TF)."""
+    image = convert_to_tensor(image)
+    fraction = float(central_fraction.item() if isinstance(central_fraction, torch.Tensor)
+                     else central_fraction)
+    if fraction <= 0.0 or fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if fraction == 1.0:
+        return image
+    _check_at_least_3d(image)
+    if image.dim() not in (3, 4):
+        raise ValueError("`image` should either be a Tensor with rank = 3 or rank = 4. Had "
+                         f"rank = {image.dim()}.")
+    h, w = image.shape[-3], image.shape[-2]
+    h0 = int((float(h) - float(h) * fraction) / 2)
+    w0 = int((float(w) - float(w) * fraction) / 2)
+    return image[..., h0:h - h0, w0:w - w0, :]
+
+
+def crop_to_bounding_box(image: Any, offset_height: Any, offset_width: Any,
+                         target_height: Any, target_width: Any) -> torch.Tensor:
+    """`tf.image.crop_to_bounding_box`: the `[target_height, target_width]` window whose
+    top-left corner is `(offset_height, offset_width)`."""
+    x, batched = _batched(image)
+    oh, ow, th, tw = (_int(v) for v in (offset_height, offset_width, target_height,
+                                        target_width))
+    _check_at_least_3d(x)
+    h, w = x.shape[1], x.shape[2]
+    for ok, message in ((ow >= 0, "offset_width must be >= 0."),
+                        (oh >= 0, "offset_height must be >= 0."),
+                        (tw > 0, "target_width must be > 0."),
+                        (th > 0, "target_height must be > 0."),
+                        (w >= tw + ow, "width must be >= target + offset."),
+                        (h >= th + oh, "height must be >= target + offset.")):
+        if not ok:
+            raise ValueError(message)
+    out = x[:, oh:oh + th, ow:ow + tw, :]
+    return out if batched else out.squeeze(0)
+
+
+def pad_to_bounding_box(image: Any, offset_height: Any, offset_width: Any,
+                        target_height: Any, target_width: Any) -> torch.Tensor:
+    """`tf.image.pad_to_bounding_box`: zero-pad to `[target_height, target_width]`, the
+    image's top-left corner at `(offset_height, offset_width)`."""
+    x, batched = _batched(image)
+    oh, ow, th, tw = (_int(v) for v in (offset_height, offset_width, target_height,
+                                        target_width))
+    h, w = x.shape[1], x.shape[2]
+    after_w, after_h = tw - ow - w, th - oh - h
+    _check_at_least_3d(x)
+    for ok, message in ((oh >= 0, "offset_height must be >= 0"),
+                        (ow >= 0, "offset_width must be >= 0"),
+                        (after_w >= 0, "width must be <= target - offset"),
+                        (after_h >= 0, "height must be <= target - offset")):
+        if not ok:
+            raise ValueError(message)
+    out = torch.nn.functional.pad(x, (0, 0, ow, after_w, oh, after_h))
+    return out if batched else out.squeeze(0)
+
+
+def resize_with_crop_or_pad(image: Any, target_height: Any, target_width: Any) -> torch.Tensor:
+    """`tf.image.resize_with_crop_or_pad`: centrally crop and/or zero-pad to the target size
+    (crop offset `max(-diff // 2, 0)`, pad offset `max(diff // 2, 0)`, as TF)."""
+    x, batched = _batched(image)
+    th, tw = _int(target_height), _int(target_width)
+    _check_at_least_3d(x)
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    h, w = x.shape[1], x.shape[2]
+    w_diff, h_diff = tw - w, th - h
+    cropped = crop_to_bounding_box(x, max(-h_diff // 2, 0), max(-w_diff // 2, 0),
+                                   min(th, h), min(tw, w))
+    out = pad_to_bounding_box(cropped, max(h_diff // 2, 0), max(w_diff // 2, 0), th, tw)
+    return out if batched else out.squeeze(0)
+
+
+# -- conversions -------------------------------------------------------------------------
+
+def convert_image_dtype(image: Any, dtype: Any, saturate: bool = False,
+                        name: Optional[str] = None) -> torch.Tensor:
+    """`tf.image.convert_image_dtype`: floats in [0, 1] <-> integers in [0, MAX]; integer to
+    integer by a power-of-two factor; float to float a plain cast (as TF's formulas)."""
+    from . import math_ops
+
+    image = convert_to_tensor(image)
+    target = dtypes.as_dtype(dtype)
+    source = dtypes.from_torch(image.dtype)
+    if not target.is_floating and not target.is_integer:
+        raise AttributeError("dtype must be either floating point or integer")
+    if not source.is_floating and not source.is_integer:
+        raise AttributeError("image dtype must be either floating point or integer")
+    if target == source:
+        return image.clone()
+    cast = math_ops.saturate_cast if saturate else math_ops.cast
+    if source.is_integer and target.is_integer:
+        if source.max > target.max:
+            factor = (source.max + 1) // (target.max + 1)
+            return cast(torch.div(image, factor, rounding_mode="floor"), target)
+        factor = (target.max + 1) // (source.max + 1)
+        return cast(image, target) * factor
+    if source.is_floating and target.is_floating:
+        return math_ops.cast(image, target)
+    if source.is_integer:
+        out = math_ops.cast(image, target)
+        return out * torch.tensor(1.0 / source.max, dtype=out.dtype)
+    scaled = image * torch.tensor(target.max + 0.5, dtype=image.dtype)
+    return cast(scaled, target)
+
+
+def rgb_to_grayscale(images: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.image.rgb_to_grayscale`: luma `0.2989 R + 0.5870 G + 0.1140 B` in float32, the
+    last axis kept with size 1, converted back to the input's dtype."""
+    images = convert_to_tensor(images)
+    source = dtypes.from_torch(images.dtype)
+    flt = convert_image_dtype(images, dtypes.float32)
+    weights = torch.tensor([0.2989, 0.5870, 0.1140], dtype=torch.float32, device=flt.device)
+    gray = torch.tensordot(flt, weights, dims=([-1], [0])).unsqueeze(-1)
+    return convert_image_dtype(gray, source)
+
+
+def grayscale_to_rgb(images: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.image.grayscale_to_rgb`: repeat the size-1 last axis three times."""
+    images = convert_to_tensor(images)
+    if images.dim() < 2:
+        raise ValueError(f"A grayscale image (shape {_shape_str(images)}) must be at least "
+                         "two-dimensional.")
+    if images.shape[-1] != 1:
+        raise ValueError("Last dimension of a grayscale image should be size 1.")
+    return images.expand(*images.shape[:-1], 3).clone()
+
+
+def per_image_standardization(image: Any) -> torch.Tensor:
+    """`tf.image.per_image_standardization`: `(x - mean) / max(stddev, 1 / sqrt(N))` over
+    each image's last three axes, in float32 (TF's `reduce_std` is the population std)."""
+    image = convert_to_tensor(image)
+    _check_at_least_3d(image)
+    x = image.to(torch.float32)
+    n = x.shape[-1] * x.shape[-2] * x.shape[-3]
+    dims = [-1, -2, -3]
+    mean = x.mean(dim=dims, keepdim=True)
+    std = torch.sqrt(torch.square(x - mean).mean(dim=dims, keepdim=True))
+    min_std = torch.rsqrt(torch.tensor(float(n), dtype=torch.float32, device=x.device))
+    return (x - mean) / torch.maximum(std, min_std)
