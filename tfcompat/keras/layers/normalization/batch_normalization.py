@@ -12,19 +12,25 @@ Numerics follow the path tf_keras takes:
   variance (tf_keras's Bessel add/remove is off: `_bessels_correction_test_only`).
 * any other input uses `tf.nn.moments` (biased variance) and `tf.nn.batch_normalization`, and
   assigns `moving - (moving - batch) * (1 - momentum)`.
+* `synchronized=True` computes the statistics from sums all-reduced across the replicas
+  (`mean = sum / count`, `variance = max(E[y**2] - mean**2, 0)`, one batched reduction), the
+  same formula on a single replica, as tf_keras; a mask weights the non-fused statistics
+  (`tf.nn.weighted_moments`) and is ignored, with tf_keras's warning, by the fused path.
 Training uses batch statistics and assigns the moving ones; inference (training False or
 None, or `trainable=False`) uses the moving ones.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import torch
 
+from ....distribute import distribute_lib
 from ....framework import dtypes
 from ....framework.tensor_shape import TensorShape
-from ....ops import math_ops, normalization_ops
+from ....ops import binary_math_ops, math_ops, normalization_ops
 from ....variables.enums import VariableAggregation, VariableSynchronization
 from ... import backend, constraints, initializers, regularizers
 from ...engine.base_layer import Layer
@@ -174,6 +180,11 @@ class BatchNormalization(Layer):
         training = self._training_value(training)
         input_dtype = inputs.dtype
         if self.fused:
+            if mask is not None:
+                warnings.warn("Masking is not supported with `fused=True`. You should either "
+                              "turn off fusing (`fused=False`) or you should not pass a `mask` "
+                              "argument when calling the layer. For the moment `mask` will be "
+                              "ignored for the normalization.", stacklevel=2)
             return self._fused(inputs, training)
         if input_dtype in (torch.float16, torch.bfloat16):
             inputs = math_ops.cast(inputs, "float32")  # statistics in float32, as tf_keras
@@ -186,8 +197,7 @@ class BatchNormalization(Layer):
 
         if training:
             keep = len(self.axis) > 1
-            mean, variance = normalization_ops.moments(inputs, self._reduction_axes,
-                                                       keepdims=keep)
+            mean, variance = self._batch_moments(inputs, keep, mask)
             self._assign_moving_average(self.moving_mean, mean)
             self._assign_moving_average(self.moving_variance, variance)
         else:
@@ -201,6 +211,44 @@ class BatchNormalization(Layer):
         if outputs.dtype != input_dtype:
             outputs = outputs.to(input_dtype)
         return outputs
+
+    def _batch_moments(self, inputs: Any, keep: bool, mask: Any) -> tuple:
+        """The batch mean and biased variance over the reduction axes; a mask weights the
+        steps (`tf.nn.weighted_moments`, the mask broadcast over the last axis)."""
+        axes = self._reduction_axes
+        weights = None
+        if mask is not None:
+            weights = math_ops.cast(mask, inputs.dtype).unsqueeze(-1)
+        if self.synchronized:
+            replica_context = distribute_lib.get_replica_context()
+            if replica_context is not None:
+                return self._synchronized_moments(replica_context, inputs, keep, weights)
+        if weights is None:
+            return normalization_ops.moments(inputs, axes, keepdims=keep)
+        return normalization_ops.weighted_moments(inputs, axes, weights, keepdims=keep)
+
+    def _synchronized_moments(self, replica_context: Any, y: Any, keep: bool,
+                              weights: Any) -> tuple:
+        """tf_keras's synchronized statistics: the sums of `y`, `y**2` and the counts reduced
+        across replicas (one batched all-reduce), `mean = sum / count` and
+        `variance = max(E[y**2] - mean**2, 0)` -- the same formula on a single replica."""
+        axes = self._reduction_axes
+        if weights is not None:
+            y = y * weights
+            count = torch.broadcast_to(weights, y.shape)
+        else:
+            count = torch.ones_like(y)
+        local = [torch.sum(y, dim=axes, keepdim=True),
+                 torch.sum(torch.square(y), dim=axes, keepdim=True),
+                 torch.sum(count, dim=axes, keepdim=True)]
+        total, squared, count = replica_context.all_reduce("SUM", local)
+        mean = binary_math_ops.divide_no_nan(total, count)
+        variance = torch.clamp_min(binary_math_ops.divide_no_nan(squared, count)
+                                   - torch.square(mean), 0.0)
+        if not keep:
+            mean = mean.squeeze(axes)
+            variance = variance.squeeze(axes)
+        return mean, variance
 
     def _assign_moving_average(self, variable: Any, value: Any) -> None:
         with torch.no_grad():
