@@ -466,3 +466,150 @@ def per_image_standardization(image: Any) -> torch.Tensor:
     std = torch.sqrt(torch.square(x - mean).mean(dim=dims, keepdim=True))
     min_std = torch.rsqrt(torch.tensor(float(n), dtype=torch.float32, device=x.device))
     return (x - mean) / torch.maximum(std, min_std)
+
+
+# -- projective transforms (ImageProjectiveTransformV3) ----------------------------------
+
+_FILL_MODES = ("REFLECT", "WRAP", "CONSTANT", "NEAREST")
+
+
+def _trunc_int(v: torch.Tensor) -> torch.Tensor:
+    return torch.trunc(v)
+
+
+def _map_coordinate(coord: torch.Tensor, length: int, mode: str) -> torch.Tensor:
+    """TF's `MapCoordinate` for one axis (float32), before interpolation."""
+    top = float(length - 1)
+    if mode == "CONSTANT":
+        return coord
+    if mode == "NEAREST":
+        return torch.clamp(coord, 0.0, top)
+    if length <= 1:
+        return torch.zeros_like(coord)
+    if mode == "REFLECT":
+        sz2 = float(2 * length)
+        low = coord < 0
+        neg = sz2 * _trunc_int(-coord / sz2) + coord
+        neg = torch.where(neg < -length, neg + sz2, -neg - 1)
+        high = coord > top
+        pos = coord - sz2 * _trunc_int(coord / sz2)
+        pos = torch.where(pos >= length, sz2 - pos - 1, pos)
+        out = torch.where(low, neg, torch.where(high, pos, coord))
+    else:  # WRAP
+        sz = float(length - 1)
+        low = coord < 0
+        neg = coord + float(length) * (_trunc_int(-coord / sz) + 1)
+        high = coord > top
+        pos = coord - float(length) * _trunc_int(coord / sz)
+        out = torch.where(low, neg, torch.where(high, pos, coord))
+    return torch.clamp(out, 0.0, top)
+
+
+def _read(flat: torch.Tensor, yi: torch.Tensor, xi: torch.Tensor, h: int, w: int,
+          fill: torch.Tensor) -> torch.Tensor:
+    """Values of `flat` [n, h*w, c] at integer-valued float coordinates [n, p], the fill
+    value outside the image."""
+    inside = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
+    index = (torch.clamp(yi, 0, h - 1) * w + torch.clamp(xi, 0, w - 1)).to(torch.int64)
+    values = torch.gather(flat, 1, index.unsqueeze(-1).expand(-1, -1, flat.shape[-1]))
+    return torch.where(inside.unsqueeze(-1), values, fill)
+
+
+def _transform_forward(images: torch.Tensor, transforms: torch.Tensor, out_h: int, out_w: int,
+                       fill_value: float, interpolation: str, fill_mode: str) -> torch.Tensor:
+    n, h, w, c = images.shape
+    t = transforms.to(torch.float32)
+    if t.shape[0] == 1 and n > 1:
+        t = t.expand(n, 8)
+    device = images.device
+    oy, ox = torch.meshgrid(torch.arange(out_h, dtype=torch.float32, device=device),
+                            torch.arange(out_w, dtype=torch.float32, device=device),
+                            indexing="ij")
+    ox, oy = ox.reshape(1, -1), oy.reshape(1, -1)
+    a = [t[:, i:i + 1] for i in range(8)]
+    projection = a[6] * ox + a[7] * oy + 1.0
+    in_x = (a[0] * ox + a[1] * oy + a[2]) / projection
+    in_y = (a[3] * ox + a[4] * oy + a[5]) / projection
+    x = _map_coordinate(in_x, w, fill_mode)
+    y = _map_coordinate(in_y, h, fill_mode)
+    # far-outside coordinates only ever read the fill value: keep them finite for the casts
+    x = torch.clamp(torch.nan_to_num(x, nan=-2.0), -2.0, float(w + 1))
+    y = torch.clamp(torch.nan_to_num(y, nan=-2.0), -2.0, float(h + 1))
+    flat = images.reshape(n, h * w, c).to(torch.float32)
+    fill = torch.tensor(float(fill_value), dtype=torch.float32, device=device)
+    if interpolation == "NEAREST":
+        yr = torch.sign(y) * torch.floor(torch.abs(y) + 0.5)  # std::round: half away from 0
+        xr = torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
+        out = _read(flat, yr, xr, h, w, fill)
+    else:
+        y0, x0 = torch.floor(y), torch.floor(x)
+        y1, x1 = y0 + 1, x0 + 1
+        wx0, wx1 = (x1 - x).unsqueeze(-1), (x - x0).unsqueeze(-1)
+        top = wx0 * _read(flat, y0, x0, h, w, fill) + wx1 * _read(flat, y0, x1, h, w, fill)
+        bottom = wx0 * _read(flat, y1, x0, h, w, fill) + wx1 * _read(flat, y1, x1, h, w, fill)
+        out = (y1 - y).unsqueeze(-1) * top + (y - y0).unsqueeze(-1) * bottom
+    out = torch.where((projection == 0).unsqueeze(-1), fill, out)
+    out = out.reshape(n, out_h, out_w, c)
+    if not images.dtype.is_floating_point:
+        out = torch.trunc(out)
+    return out.to(images.dtype)
+
+
+def _invert_transforms(transforms: torch.Tensor) -> torch.Tensor:
+    t = transforms.to(torch.float32)
+    m = torch.cat([t, torch.ones(t.shape[0], 1, dtype=t.dtype, device=t.device)], 1)
+    inverse = torch.linalg.inv(m.reshape(-1, 3, 3)).reshape(-1, 9)
+    return (inverse / inverse[:, 8:9])[:, :8]
+
+
+class _ProjectiveTransform(torch.autograd.Function):
+    """TF's gradient of ImageProjectiveTransformV3: the incoming gradient transformed by the
+    inverse transforms (fill value 0), not the sampler's exact adjoint."""
+
+    @staticmethod
+    def forward(ctx, images, transforms, out_h, out_w, fill_value, interpolation, fill_mode):
+        ctx.save_for_backward(transforms)
+        ctx.meta = (images.shape[1], images.shape[2], interpolation, fill_mode)
+        return _transform_forward(images, transforms, out_h, out_w, fill_value,
+                                  interpolation, fill_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (transforms,) = ctx.saved_tensors
+        h, w, interpolation, fill_mode = ctx.meta
+        inverse = _invert_transforms(transforms)
+        g = _transform_forward(grad, inverse, h, w, 0.0, interpolation, fill_mode)
+        return g, None, None, None, None, None, None
+
+
+def image_projective_transform_v3(images: Any, transforms: Any, output_shape: Any,
+                                  fill_value: Any, interpolation: str,
+                                  fill_mode: str = "CONSTANT",
+                                  name: Optional[str] = None) -> torch.Tensor:
+    """`tf.raw_ops.ImageProjectiveTransformV3`: each row `[a0, a1, a2, b0, b1, b2, c0, c1]`
+    maps the output point `(x, y)` to the input point `((a0 x + a1 y + a2) / k,
+    (b0 x + b1 y + b2) / k)`, `k = c0 x + c1 y + 1`; points outside are mapped by `fill_mode`
+    (REFLECT, WRAP, CONSTANT, NEAREST as TF's `MapCoordinate`), then sampled by
+    `interpolation` (NEAREST, BILINEAR), reads outside the image giving `fill_value`. Images
+    are `[n, h, w, c]`; the dtype is kept."""
+    images = convert_to_tensor(images)
+    if images.dim() != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {images.dim()}")
+    transforms = convert_to_tensor(transforms, dtype=dtypes.float32)
+    if transforms.dim() == 1:
+        transforms = transforms.unsqueeze(0)
+    out_h, out_w = (int(v) for v in np.asarray(
+        output_shape.detach().cpu() if isinstance(output_shape, torch.Tensor)
+        else output_shape).reshape(-1))
+    fill_mode = fill_mode.upper()
+    interpolation = interpolation.upper()
+    if fill_mode not in _FILL_MODES:
+        raise ValueError(f"fill_mode must be one of {_FILL_MODES}, got {fill_mode}")
+    if interpolation not in ("NEAREST", "BILINEAR"):
+        raise ValueError(f"interpolation must be NEAREST or BILINEAR, got {interpolation}")
+    fill = float(fill_value.item() if isinstance(fill_value, torch.Tensor) else fill_value)
+    if images.requires_grad and images.dtype.is_floating_point:
+        return _ProjectiveTransform.apply(images, transforms.detach(), out_h, out_w, fill,
+                                          interpolation, fill_mode)
+    return _transform_forward(images, transforms, out_h, out_w, fill, interpolation,
+                              fill_mode)
