@@ -94,6 +94,8 @@ def _pool(kind: str, x: torch.Tensor, n: int, cf: bool, ks: Sequence[int], st: S
             # torch's accelerator pools lack integer kernels: float64 holds every value of
             # int32 and narrower types exactly (and int64 up to 2**53)
             out = fn(xt.double(), tuple(ks), tuple(st), tuple(sym), 1, ceil).to(xt.dtype)
+    elif n == 3 and any(size < k for size, k in zip(xt.shape[2:], ks)):
+        return _window_sums_over_counts(x, xt, cf, ks, st, pads)
     else:
         fn = F.avg_pool2d if n == 2 else F.avg_pool3d
         out = fn(xt, tuple(ks), tuple(st), tuple(sym), ceil, False)
@@ -103,6 +105,23 @@ def _pool(kind: str, x: torch.Tensor, n: int, cf: bool, ks: Sequence[int], st: S
     if squeeze:
         out, n = out.squeeze(2), 1
     return out if cf else out.permute(0, *range(2, n + 2), 1)
+
+
+def _window_sums_over_counts(x: torch.Tensor, xt: torch.Tensor, cf: bool, ks: Sequence[int],
+                             st: Sequence[int], pads: Sequence[Tuple[int, int]]) -> torch.Tensor:
+    """A 3-D SAME average whose window is larger than the input (torch's `avg_pool3d` refuses
+    it): each window's sum over the zero-padded input divided by its count of input elements,
+    TF's `sum / count`."""
+    spec: List[int] = []
+    for b, a in reversed(pads):
+        spec += [b, a]
+    padded = F.pad(xt, spec)
+    sums = F.avg_pool3d(padded, tuple(ks), tuple(st), 0, False, True, divisor_override=1)
+    ones = F.pad(torch.ones((1, 1) + tuple(xt.shape[2:]), dtype=xt.dtype, device=xt.device),
+                 spec)
+    counts = F.avg_pool3d(ones, tuple(ks), tuple(st), 0, False, True, divisor_override=1)
+    out = sums / counts
+    return out if cf else out.permute(0, 2, 3, 4, 1)
 
 
 def _prepare(kind: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002

@@ -64,6 +64,11 @@ CASES = {
     "maxpool3d_channels_first": _run("MaxPooling3D", VOL_CF, (2, 2, 3),
                                      data_format="channels_first", n=1),
     "avgpool3d": _run("AveragePooling3D", VOL, n=8),
+    # SAME windows larger than the input (torch's avg_pool3d refuses them: sums over counts)
+    "avgpool3d_same_window_larger_s1": _run("AveragePooling3D", VOL[:, :3, :3, :3], 5,
+                                            strides=1, padding="same", n=126),
+    "avgpool3d_same_window_larger_s2": _run("AveragePooling3D", VOL, (6, 3, 7), strides=2,
+                                            padding="same", n=127),
     "avgpool3d_same_strides": _run("AveragePooling3D", VOL, 3, strides=2, padding="same",
                                    n=27),
     "avgpool3d_channels_first_same": _run("AvgPool3D", VOL_CF, (2, 3, 2), padding="same",

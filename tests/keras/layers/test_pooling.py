@@ -19,8 +19,8 @@ L = tf.keras.layers
        stride=st.sampled_from([None, 1, 2, 3]), padding=st.sampled_from(["valid", "same"]),
        first=st.booleans(), kind=st.sampled_from(["Max", "Average"]))
 def test_pooling3d_output_shape_law(sizes, pool, stride, padding, first, kind):
-    # windows larger than the input under "same": see the xfail below
-    sizes = [max(s, pool) for s in sizes]
+    if padding == "valid":  # a VALID window larger than the input is TF's error too
+        sizes = [max(s, pool) for s in sizes]
     layer = getattr(L, f"{kind}Pooling3D")(pool, stride, padding,
                                              data_format="channels_first" if first else
                                              "channels_last")
@@ -37,12 +37,23 @@ def test_global_pooling_output_shape_law(rank, keepdims, first, kind):
     assert list(layer(torch.rand(shape)).shape) == layer.compute_output_shape(shape).as_list()
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="ops.pooling_ops.avg_pool3d: torch's avg_pool3d refuses a window larger"
-                   " than the input even when TF's SAME padding covers it (see the E1 report)")
-def test_same_average_3d_window_larger_than_the_input():
-    out = L.AveragePooling3D(3, padding="same")(torch.ones(1, 2, 2, 2, 1))
-    np.testing.assert_array_equal(out.numpy(), np.ones((1, 1, 1, 1, 1)))
+@given(sizes=st.lists(st.integers(1, 3), min_size=3, max_size=3), pool=st.integers(2, 5),
+       stride=st.integers(1, 3))
+def test_same_average_3d_window_larger_than_the_input(sizes, pool, stride):
+    """Each output is the mean of the input elements its window covers (torch's avg_pool3d
+    refuses such windows; the sums-over-counts path takes them), gradients included."""
+    x = torch.rand([1] + sizes + [2], dtype=torch.float32, requires_grad=True)
+    out = L.AveragePooling3D(pool, strides=stride, padding="same")(x)
+    assert out.shape[1:4] == tuple(-(-s // stride) for s in sizes)
+    pads = [max((o - 1) * stride + pool - s, 0) // 2 for o, s in zip(out.shape[1:4], sizes)]
+    for index in np.ndindex(*out.shape[1:4]):
+        lo = [max(i * stride - p, 0) for i, p in zip(index, pads)]
+        hi = [i * stride - p + pool for i, p in zip(index, pads)]
+        window = x[0, lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]]
+        np.testing.assert_allclose(out[0][index].detach().numpy(),
+                                   window.mean((0, 1, 2)).detach().numpy(), rtol=1e-6)
+    out.sum().backward()
+    assert torch.isfinite(x.grad).all() and (x.grad >= 0).all() and x.grad.sum() > 0
 
 
 # -- semantics ----------------------------------------------------------------------------
