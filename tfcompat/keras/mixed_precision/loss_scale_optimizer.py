@@ -90,14 +90,26 @@ def _all_finite(grads: list) -> torch.Tensor:
     return torch.stack([f.to(device) for f in flags]).all()
 
 
-def _multiply_gradient(gradient: Any, scale: torch.Tensor) -> Any:
-    """A (possibly sparse) gradient times `scale` cast to its dtype (TF's `_multiply_gradient`)."""
+def _host_cast(value: float, dtype: torch.dtype) -> float:
+    """`value` rounded to float32, then to `dtype`, as a Python float."""
+    return float(torch.tensor(value, dtype=torch.float32).to(dtype).to(torch.float64))
+
+
+def _cast_scale(scale: Any, t: torch.Tensor) -> Any:
+    if isinstance(scale, float):
+        return _host_cast(scale, t.dtype)
+    return scale.to(device=t.device, dtype=t.dtype)
+
+
+def _multiply_gradient(gradient: Any, scale: Any) -> Any:
+    """A (possibly sparse) gradient times `scale` (a float32 tensor, or a host float already in
+    float32) cast to the gradient's dtype (TF's `_multiply_gradient`)."""
     if isinstance(gradient, IndexedSlices):
         values = convert_to_tensor(gradient.values)
-        return IndexedSlices(values * scale.to(values.dtype), gradient.indices,
+        return IndexedSlices(values * _cast_scale(scale, values), gradient.indices,
                              dense_shape=gradient.dense_shape)
     gradient = convert_to_tensor(gradient)
-    return gradient * scale.to(device=gradient.device, dtype=gradient.dtype)
+    return gradient * _cast_scale(scale, gradient)
 
 
 class _DynamicLossScaleState(Trackable):
@@ -148,11 +160,11 @@ class _DynamicLossScaleState(Trackable):
         scale = convert_to_tensor(scale_var)
         counter = convert_to_tensor(counter_var)
         is_finite = _all_finite(grads).to(scale.device)
-        multiplier = torch.tensor(self._multiplier, dtype=scale.dtype, device=scale.device)
+        # (Python scalars, not tensors built on the host: nothing is copied to the device)
         next_count = counter + 1
         grow = torch.logical_and(is_finite, next_count >= self._growth_steps)
-        grown = scale * multiplier
-        shrunk = torch.maximum(scale / multiplier, torch.ones((), dtype=scale.dtype, device=scale.device))
+        grown = scale * self._multiplier
+        shrunk = torch.clamp_min(scale / self._multiplier, 1.0)
         new_scale = torch.where(is_finite, torch.where(torch.logical_and(grow, torch.isfinite(grown)),
                                                        grown, scale), shrunk)
         new_count = torch.where(torch.logical_and(is_finite, torch.logical_not(grow)), next_count,
@@ -303,16 +315,24 @@ class LossScaleOptimizer(optimizer_v2.OptimizerV2, metaclass=_LossScaleOptimizer
         object.__setattr__(self, "_loss_has_been_scaled", True)
         if callable(loss):
             def new_loss() -> Any:
-                value = convert_to_tensor(loss())
-                return value * self.loss_scale.to(device=value.device, dtype=value.dtype)
+                return self._scale(convert_to_tensor(loss()))
             return new_loss
-        loss = convert_to_tensor(loss)
-        return loss * self.loss_scale.to(device=loss.device, dtype=loss.dtype)
+        return self._scale(convert_to_tensor(loss))
+
+    def _scale(self, loss: torch.Tensor) -> torch.Tensor:
+        if self.dynamic:
+            return loss * self.loss_scale.to(device=loss.device, dtype=loss.dtype)
+        # A fixed scale multiplies as a host scalar already rounded to float32, then to the
+        # loss's dtype (TF's `cast(loss_scale, loss.dtype)`): no tensor is built per step.
+        return loss * _host_cast(self._loss_scale, loss.dtype)
 
     def get_unscaled_gradients(self, grads: Any) -> list:
         """Each gradient times `cast(1 / loss_scale, g.dtype)` (None stays None)."""
         object.__setattr__(self, "_gradients_have_been_unscaled", True)
-        reciprocal = 1.0 / self.loss_scale
+        if self.dynamic:
+            reciprocal: Any = 1.0 / self.loss_scale
+        else:  # (1 / scale in float32, as TF's tensor division)
+            reciprocal = _host_cast(1.0 / _host_cast(self._loss_scale, torch.float32), torch.float32)
         return [None if g is None else _multiply_gradient(g, reciprocal) for g in grads]
 
     # -- gradients and the step ---------------------------------------------------------------
