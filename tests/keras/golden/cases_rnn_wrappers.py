@@ -1,7 +1,7 @@
 """tf_keras 2.21 goldens for the RNN wrappers: TimeDistributed (Dense, Conv2D, Embedding and
 Masking masks, a user layer's per-timestep loop; float64, float16, mixed_float16) and
 Bidirectional (over SimpleRNN / LSTM / GRU: merge modes, return_state, initial_state,
-masks, a given backward layer, float64/float16), weight names, shapes, configs and errors.
+masks, a given backward layer, float64/float16/mixed_float16), weight names, shapes, configs and errors.
 
 Error model (tests/ops/golden/harness.py): TimeDistributed(Dense) is the Dense dot of length
 `in` plus the bias (n = in + 1); TimeDistributed(Conv2D) a window dot of kh*kw*cin plus the
@@ -57,7 +57,9 @@ def _run_bi(rnn, x=RNN_X, n=RNN_N, call=None, rnn_kwargs=None, ulps=None, **kwar
         call_kwargs = call(tf) if call else None
         return run_layer(tf, _bi(rnn, rnn_kwargs=rnn_kwargs, **kwargs), [x],
                          call_kwargs=call_kwargs)
-    return Case(fn, n=n, terms="normwise", ulps=ulps)
+    # a mixed policy computes in float16: its float32 results carry float16 roundings
+    accumulate = "float16" if kwargs.get("dtype") == "mixed_float16" else None
+    return Case(fn, n=n, terms="normwise", ulps=ulps, accumulate=accumulate)
 
 
 def _td_custom_masked(tf):
@@ -219,7 +221,7 @@ CASES = {
         n=6, terms="normwise"),
     "td_dense_mixed_float16": Case(lambda tf: run_layer(
         tf, _td(lambda tf: _dense(tf, "mixed_float16"), dtype="mixed_float16"), [SEQ]),
-        n=6, terms="normwise"),
+        n=6, terms="normwise", accumulate="float16"),
     "td_conv2d": Case(lambda tf: run_layer(
         tf, _td(lambda tf: tf.keras.layers.Conv2D(2, 3)), [VID]), n=19, terms="normwise"),
     "td_conv2d_same_float64": Case(lambda tf: run_layer(
@@ -265,6 +267,42 @@ CASES = {
     "bi_output_mask_none_states": Case(_bi_output_mask(None, True), n=4 * 5,
                                        terms="normwise"),
     "bi_simple_weight_names": _bi_weight_names("SimpleRNN"),
+    # -- Bidirectional over LSTM and GRU
+    "bi_lstm_concat_seq": _run_bi("LSTM", n=LSTM_N, rnn_kwargs={"return_sequences": True}),
+    "bi_lstm_states_none": _run_bi("LSTM", n=LSTM_N, merge_mode=None,
+                                   rnn_kwargs={"return_state": True}),
+    "bi_lstm_states_concat": _run_bi("LSTM", n=LSTM_N, rnn_kwargs={
+        "return_sequences": True, "return_state": True}),
+    "bi_lstm_initial_state": _run_bi("LSTM", n=LSTM_N, merge_mode="sum",
+                                     call=lambda tf: {"initial_state": [
+                                         tf.constant(S1), tf.constant(S2), tf.constant(S2),
+                                         tf.constant(S1)]}),
+    "bi_lstm_masked_seq": _run_bi("LSTM", n=LSTM_N, rnn_kwargs={"return_sequences": True},
+                                  call=lambda tf: {"mask": tf.constant(MASK)}),
+    "bi_lstm_float64": _run_bi("LSTM", x=RNN_X.astype(np.float64), n=LSTM_N, dtype="float64",
+                               rnn_kwargs={"return_sequences": True, "dtype": "float64"}),
+    "bi_lstm_float16": _run_bi("LSTM", x=RNN_X.astype(np.float16), n=LSTM_N, dtype="float16",
+                               rnn_kwargs={"dtype": "float16"}),
+    "bi_lstm_mixed_float16": _run_bi("LSTM", n=LSTM_N, dtype="mixed_float16",
+                                     rnn_kwargs={"return_sequences": True,
+                                                 "dtype": "mixed_float16"}),
+    "bi_gru_concat_seq": _run_bi("GRU", n=GRU_N, rnn_kwargs={"return_sequences": True}),
+    "bi_gru_ave_states": _run_bi("GRU", n=GRU_N + 2, merge_mode="ave",
+                                 rnn_kwargs={"return_state": True}),
+    "bi_gru_masked_mul": _run_bi("GRU", n=GRU_N + 1, merge_mode="mul",
+                                 call=lambda tf: {"mask": tf.constant(MASK)}),
+    "bi_gru_reset_before_float64": _run_bi("GRU", x=RNN_X.astype(np.float64), n=GRU_N,
+                                           dtype="float64", rnn_kwargs={
+                                               "return_sequences": True, "dtype": "float64",
+                                               "reset_after": False}),
+    "bi_lstm_weight_names": _bi_weight_names("LSTM"),
+    "bi_gru_weight_names": _bi_weight_names("GRU"),
+    "bi_lstm_config": _config(_bi("LSTM", merge_mode="mul")),
+    "bi_gru_round_trip": Case(_round_trip(_bi("GRU", rnn_kwargs={"return_sequences": True}),
+                                          RNN_X), n=0),
+    "td_lstm_over_time": Case(lambda tf: run_layer(
+        tf, _td(lambda tf: tf.keras.layers.LSTM(2)), [VID[:, :, :, :, 0]]),
+        n=6 * (5 + 2 + 8), terms="normwise"),
     # -- shapes, configs
     "output_shapes": _shapes,
     "td_dense_config": _config(_td(_dense, name="td")),
