@@ -69,22 +69,54 @@ def _bilinear_weights(in_size: int, out_size: int, device: Any) -> Tuple[Any, An
     return lower.to(device), upper.to(device), lerp.to(device)
 
 
+class _ResizeBilinear(torch.autograd.Function):
+    """TF's `ResizeBilinear` (half-pixel centres) and its `ResizeBilinearGrad`.
+
+    The gradient is TF's kernel: each output cotangent `g` (float32) sends
+    `g * y_weight * x_weight` (two float32 products, in that order) to its four source
+    pixels, each term cast to the input's dtype and accumulated there, so a float64 input
+    gets a float64 sum of float32 terms and a float16 input a float16 one, as in TF.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, images: Any, height: int, width: int) -> Any:
+        x = images.to(torch.float32)
+        y_lo, y_hi, y_lerp = _bilinear_weights(x.shape[1], height, x.device)
+        x_lo, x_hi, x_lerp = _bilinear_weights(x.shape[2], width, x.device)
+        ctx.save_for_backward(y_lo, y_hi, y_lerp, x_lo, x_hi, x_lerp)
+        ctx.input_shape, ctx.input_dtype = tuple(images.shape), images.dtype
+        xl = x_lerp.view(1, 1, -1, 1)
+
+        def across(rows: Any) -> Any:
+            left, right = rows.index_select(2, x_lo), rows.index_select(2, x_hi)
+            return left + (right - left) * xl
+
+        top, bottom = across(x.index_select(1, y_lo)), across(x.index_select(1, y_hi))
+        return top + (bottom - top) * y_lerp.view(1, -1, 1, 1)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> Any:
+        y_lo, y_hi, y_lerp, x_lo, x_hi, x_lerp = ctx.saved_tensors
+        g = grad.to(torch.float32)
+        out = torch.zeros(ctx.input_shape, dtype=ctx.input_dtype, device=grad.device)
+        yw = {False: (1.0 - y_lerp).view(1, -1, 1, 1), True: y_lerp.view(1, -1, 1, 1)}
+        xw = {False: (1.0 - x_lerp).view(1, 1, -1, 1), True: x_lerp.view(1, 1, -1, 1)}
+        rows = {False: y_lo, True: y_hi}
+        cols = {False: x_lo, True: x_hi}
+        for bottom in (False, True):
+            for right in (False, True):
+                term = (g * yw[bottom] * xw[right]).to(ctx.input_dtype)
+                index = (rows[bottom].view(-1, 1).expand(-1, cols[right].numel()),
+                         cols[right].view(1, -1).expand(rows[bottom].numel(), -1))
+                # (H, W, N, C) view of the gradient: scatter-add each output pixel's term
+                out.permute(1, 2, 0, 3).index_put_(index, term.permute(1, 2, 0, 3),
+                                                   accumulate=True)
+        return out, None, None
+
+
 def resize_bilinear_half_pixel(images: Any, height: int, width: int) -> Any:
     """`tf.image.resize(images, (height, width), "bilinear")` of NHWC images, in float32."""
-    x = images.to(torch.float32)
-    y_lo, y_hi, y_lerp = _bilinear_weights(x.shape[1], height, x.device)
-    x_lo, x_hi, x_lerp = _bilinear_weights(x.shape[2], width, x.device)
-    top_rows = x.index_select(1, y_lo)
-    bottom_rows = x.index_select(1, y_hi)
-    x_lerp = x_lerp.view(1, 1, -1, 1)
-    y_lerp = y_lerp.view(1, -1, 1, 1)
-
-    def across(rows: Any) -> Any:
-        left, right = rows.index_select(2, x_lo), rows.index_select(2, x_hi)
-        return left + (right - left) * x_lerp
-
-    top, bottom = across(top_rows), across(bottom_rows)
-    return top + (bottom - top) * y_lerp
+    return _ResizeBilinear.apply(images, height, width)
 
 
 class _UpSampling(Layer):
