@@ -334,3 +334,11 @@ def test_mirrored_equals_one_device(strategy, make, shape):
     for g, w in zip(grads, want_grads):
         total = strategy.reduce("SUM", g, axis=None)
         np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_group_norm_refuses_a_timestep_mask_as_tf_keras():
+    # tf_keras broadcasts the mask to the input's shape, which a (batch, steps) mask of a
+    # (batch, steps, channels) input does not do: tf.errors.InvalidArgumentError there too
+    masked = L.Masking()(torch.rand(2, 3, 4))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        L.GroupNormalization(2)(masked)
