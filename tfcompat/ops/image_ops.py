@@ -596,8 +596,11 @@ def image_projective_transform_v3(images: Any, transforms: Any, output_shape: An
     if images.dim() != 4:
         raise ValueError(f"Shape must be rank 4 but is rank {images.dim()}")
     transforms = convert_to_tensor(transforms, dtype=dtypes.float32)
-    if transforms.dim() == 1:
-        transforms = transforms.unsqueeze(0)
+    if transforms.dim() != 2 or transforms.shape[1] != 8 or \
+            transforms.shape[0] not in (1, images.shape[0]):
+        from ..framework import errors
+        raise errors.InvalidArgumentError(
+            None, None, "Input transform should be num_images x 8 or 1 x 8")
     out_h, out_w = (int(v) for v in np.asarray(
         output_shape.detach().cpu() if isinstance(output_shape, torch.Tensor)
         else output_shape).reshape(-1))

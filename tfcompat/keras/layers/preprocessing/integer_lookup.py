@@ -151,7 +151,7 @@ class IntegerLookup(PreprocessingLayer):
             tokens = vocabulary[token_start:]
         else:
             tokens = vocabulary
-        repeated = [t for t, c in collections.Counter(tokens.tolist()).items() if c > 1]
+        repeated = [t for t, c in collections.Counter(list(tokens)).items() if c > 1]
         if repeated:
             raise ValueError("The passed vocabulary has at least one repeated term. Please "
                              f"uniquify your dataset. The repeated terms are {repeated}")
