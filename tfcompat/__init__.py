@@ -43,3 +43,16 @@ __cxx_version__ = version._CXX_VERSION
 def executing_eagerly() -> bool:
     """Always True: tfcompat is eager (TF 2's default mode)."""
     return True
+
+
+# Every public op of the TF namespaces dispatches on Keras symbolic tensors (a TFOpLambda
+# layer, as tf_keras); the eager path is the op itself plus one call (symbolic_dispatch.py).
+def _install_symbolic_dispatch() -> None:
+    import sys as _sys
+    from .framework import symbolic_dispatch as _sd
+    _sd.install(_sys.modules[__name__], "", skip=("executing_eagerly",))
+    for _name in ("math", "nn", "linalg", "random", "bitwise", "image", "debugging"):
+        _sd.install(_sys.modules[f"{__name__}.{_name}"], _name)
+
+
+_install_symbolic_dispatch()

@@ -31,6 +31,7 @@ import torch
 
 from . import device as device_lib
 from . import dtypes, errors
+from . import symbolic_dispatch
 from .dtypes import DType
 from .numpy_interop import BFLOAT16, to_numpy
 from .tensor_shape import TensorShape, as_shape
@@ -229,6 +230,8 @@ class _Scan:
                     f"({x!r}, ...) to a Tensor (TF's tf.string has no torch counterpart; keep "
                     "strings in Python or NumPy object arrays).")
             if k is None:
+                if symbolic_dispatch.is_symbolic(x):
+                    raise _symbolic_error(x)
                 if kind is None and not isinstance(x, (str, bytes)):  # the first decides TF's message
                     raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type "
                                      f"({type(x)}) to a Tensor.")
@@ -487,9 +490,20 @@ def _convert_value(value: Any, requested: Optional[DType], device: torch.device)
         raise TypeError(
             f"tfcompat tensors hold numbers only: cannot convert the string {value!r} to a "
             "Tensor (TF's tf.string has no torch counterpart).")
+    if symbolic_dispatch.is_symbolic(value):
+        raise _symbolic_error(value)
     raise ValueError(
         f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
         "Tensor.")
+
+
+def _symbolic_error(value: Any) -> ValueError:
+    """A Keras symbolic tensor has no value: TF ops called on one dispatch (a TFOpLambda
+    layer); anything else that needs its value gets this error."""
+    return symbolic_dispatch.SymbolicTensorError(
+        f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
+        "Tensor: a Keras symbolic input/output has no value. TF ops called on it build a "
+        "layer of the functional model; other computations belong in a layer's `call`.")
 
 
 def _convert(value: Any, dtype: Any, dtype_hint: Any, device: Optional[torch.device],

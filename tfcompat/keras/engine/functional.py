@@ -85,6 +85,24 @@ class LayerCheckpointNames:
         return super()._lookup_dependency(name, cached_dependencies)
 
 
+class AddLoss(Layer):
+    """Adds its input as a loss of the call (tf_keras's layer behind a symbolic
+    `model.add_loss`), passing it through."""
+
+    def __init__(self, unconditional: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.unconditional = unconditional
+
+    def call(self, inputs: Any) -> Any:
+        self.add_loss(inputs)
+        return inputs
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["unconditional"] = self.unconditional
+        return config
+
+
 @keras_export("keras.models.Functional")
 class Functional(LayerCheckpointNames, Model):
     """A model defined by its inputs and outputs (tf_keras's `Functional`)."""
@@ -155,6 +173,36 @@ class Functional(LayerCheckpointNames, Model):
     @property
     def layers(self) -> list:
         return list(self._layers_in_order)
+
+    def _add_symbolic_loss(self, loss: KerasTensor) -> None:
+        """`model.add_loss(symbolic_tensor)`: tf_keras's `AddLoss` layer joins the graph (with
+        the op layers between the model's inputs and `loss`), so each call of the model
+        computes the loss and `model.losses` holds its value."""
+        known = {id(n) for n in self._nodes} | {
+            id(x._keras_history.layer._inbound_nodes[0]) for x in self.inputs}
+        produced = {id(t) for n in self._nodes for t in nest.flatten(n.outputs)} | {
+            id(x) for x in self.inputs}
+        add_loss_layer = AddLoss(dtype=loss.dtype)
+        add_loss_layer(loss)
+        new_nodes = [n for n in _collect_nodes([loss]) + [add_loss_layer._inbound_nodes[-1]]
+                     if id(n) not in known]
+        for node in new_nodes:
+            if node.is_input:
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain value for tensor {node.outputs} at "
+                    f'layer "{node.layer.name}": a symbolic loss must be computed from the '
+                    "model's inputs.")
+            for kt in node.keras_inputs:
+                if id(kt) not in produced:
+                    raise ValueError(
+                        f"Graph disconnected: cannot obtain value for tensor {kt} at layer "
+                        f'"{node.layer.name}".')
+            produced.update(id(t) for t in nest.flatten(node.outputs))
+        for node in new_nodes:
+            self._nodes.append(node)
+            if not any(node.layer is layer for layer in self._layers_in_order):
+                self._layers_in_order.append(node.layer)
+                self._self_tracked_trackables.append(node.layer)
 
     @property
     def input(self) -> Any:

@@ -15,6 +15,7 @@ from typing import Any, Dict, List
 from ...framework import nest
 from ..saving.serialization import deserialize_keras_object, serialize_keras_object
 from .input_layer import InputLayer
+from .keras_tensor import KerasTensor
 
 __all__ = ["get_network_config", "network_from_config", "serialize_layer"]
 
@@ -61,6 +62,9 @@ def get_network_config(model: Any) -> dict:
         for node in layer._inbound_nodes:
             if id(node) not in own_nodes or node.is_input:
                 continue
+            if getattr(layer, "_preserve_input_structure_in_config", False):
+                inbound.append(_op_node_data(layer, node, ref))
+                continue
             first, rest = node.call_args[0], node.call_args[1:]
             kwargs = {k: v for k, v in node.call_kwargs.items() if k != "mask"}
             if rest or any(isinstance(v, type(first)) for v in kwargs.values()
@@ -76,6 +80,107 @@ def get_network_config(model: Any) -> dict:
         "input_layers": [ref(x, {})[:3] for x in model.inputs],
         "output_layers": [ref(x, {})[:3] for x in model.outputs],
     }
+
+
+_CONSTANT_VALUE = "_CONSTANT_VALUE"
+
+
+def _plain_value(value: Any) -> Any:
+    """A call argument as JSON-ready data (tensors as lists, dtypes by name)."""
+    import torch
+    from ...framework import dtypes
+    from ...framework.tensor_shape import TensorShape
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().tolist()
+    if isinstance(value, (dtypes.DType, torch.dtype)):
+        return dtypes.as_dtype(value).name
+    if isinstance(value, TensorShape):
+        return value.as_list() if value.rank is not None else None
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # NumPy values
+        return value.tolist()
+    return value
+
+
+def _op_node_data(layer: Any, node: Any, ref: Any) -> Any:
+    """tf_keras's node data for an op layer (TFOpLambda): the first argument's structure
+    kept, each tensor `[layer, node, tensor, kwargs]`, each constant `["_CONSTANT_VALUE", -1,
+    value, kwargs]`; the other arguments go in `kwargs` by parameter name, tensors among
+    them as `[layer, node, tensor]`."""
+    spec = layer._get_call_spec()
+    first, rest = node.call_args[0], node.call_args[1:]
+    names = spec.arg_names[1:]
+    if len(rest) > len(names):
+        raise ValueError(
+            f"Layer {layer.name} was called with {len(rest) + 1} positional arguments; its "
+            "function takes them as `*args`, which a config cannot name.")
+    arguments = dict(zip(names, rest))
+    arguments.update(node.call_kwargs)
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, KerasTensor):
+            return ref(value, {})[:3]
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return _plain_value(value)
+
+    kwargs = {k: plain(v) for k, v in arguments.items()}
+
+    def first_arg(value: Any) -> Any:
+        if isinstance(value, KerasTensor):
+            return ref(value, kwargs)
+        if isinstance(value, (list, tuple)):
+            return [first_arg(v) for v in value]
+        return [_CONSTANT_VALUE, -1, plain(value), kwargs]
+
+    return first_arg(first)
+
+
+def _is_node_ref(data: Any) -> bool:
+    return isinstance(data, list) and len(data) in (3, 4) and isinstance(data[0], str)
+
+
+def _node_call(node_data: Any, outputs_by_node: Dict[tuple, Any], names: set,
+               preserve: bool) -> Any:
+    """`(inputs, kwargs)` for one config node, or None while an input is not built yet."""
+    missing = object()
+    kwargs: Dict[str, Any] = {}
+
+    def tensor(r: list) -> Any:
+        key = (r[0], r[1])
+        if key not in outputs_by_node:
+            return missing
+        return nest.flatten(outputs_by_node[key])[r[2]]
+
+    def kwarg_value(value: Any) -> Any:
+        if _is_node_ref(value) and len(value) == 3 and value[0] in names and isinstance(
+                value[1], int) and isinstance(value[2], int):
+            return tensor(value)
+        if isinstance(value, list):
+            return [kwarg_value(v) for v in value]
+        if isinstance(value, dict):
+            return {k: kwarg_value(v) for k, v in value.items()}
+        return value
+
+    def walk(data: Any) -> Any:
+        if _is_node_ref(data):
+            if len(data) == 4 and data[3]:
+                kwargs.update({k: kwarg_value(v) for k, v in data[3].items()})
+            if data[0] == _CONSTANT_VALUE:
+                return data[2]
+            return tensor(data)
+        if isinstance(data, list):
+            return [walk(d) for d in data]
+        raise ValueError("Improperly formatted model config.")
+
+    inputs = walk(node_data)
+    flat = nest.flatten((inputs, kwargs))
+    if any(v is missing for v in flat):
+        return None
+    if not preserve and isinstance(inputs, list) and len(inputs) == 1:
+        inputs = inputs[0]
+    return inputs, kwargs
 
 
 def network_from_config(cls: Any, config: dict, custom_objects: Any = None) -> Any:
@@ -102,12 +207,11 @@ def network_from_config(cls: Any, config: dict, custom_objects: Any = None) -> A
             name = entry["name"]
             while remaining[name]:
                 index, node_data = remaining[name][0]
-                refs = [(r[0], r[1], r[2]) for r in node_data]
-                if not all((n, i) in outputs_by_node for n, i, _ in refs):
+                call = _node_call(node_data, outputs_by_node, set(created), getattr(
+                    created[name], "_preserve_input_structure_in_config", False))
+                if call is None:
                     break
-                args = [nest.flatten(outputs_by_node[(n, i)])[t] for n, i, t in refs]
-                kwargs = node_data[0][3] if node_data and len(node_data[0]) > 3 else {}
-                out = created[name](args[0] if len(args) == 1 else args, **kwargs)
+                out = created[name](call[0], **call[1])
                 outputs_by_node[(name, index)] = out
                 remaining[name].pop(0)
                 progress = True

@@ -6,9 +6,10 @@ their shapes and returns new KerasTensors, recording a `Node` (the layer, the ca
 arguments with their KerasTensors, the outputs) that the functional `Model` later replays
 on real tensors. Each KerasTensor's `_keras_history` says which layer call produced it.
 
-Python operators on KerasTensors (`x + 1`, `x[:, 0]`, `x @ w`) and torch functions
+Python operators on KerasTensors (`x + 1`, `x[:, 0]`, `x @ w`), TF ops (`tf.reduce_sum(x)`,
+through `framework/symbolic_dispatch.py`, registered here) and torch functions
 (`torch.cat([a, b], 1)`) become layers of their own (`TFOpLambda`, as tf_keras), so
-`y = Dense(3)(x) * 2` works as in TF.
+`y = tf.nn.relu(Dense(3)(x) * 2)` works as in TF.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 
 from ...framework import dtypes
 from ...framework import nest
+from ...framework import symbolic_dispatch
 from ...framework.tensor_shape import TensorShape
 
 __all__ = ["KerasTensor", "KerasHistory", "Node", "is_keras_tensor", "keras_tensors_in"]
@@ -128,25 +130,15 @@ class KerasTensor:
 def _op(fn: Callable) -> Callable:
     def method(self: KerasTensor, *args: Any) -> Any:
         return op_layer_call(fn, (self,) + args, {})
-    method.__name__ = getattr(fn, "__name__", "op")
+    method.__name__ = f"__{getattr(fn, '__name__', 'op').strip('_')}__"
     return method
 
 
 def _reflected(fn: Callable) -> Callable:
-    def method(self: KerasTensor, other: Any) -> Any:
-        return op_layer_call(_Swapped(fn), (self, other), {})
+    def method(self: KerasTensor, other: Any) -> Any:  # `other OP self`, as TF records it
+        return op_layer_call(fn, (other, self), {})
+    method.__name__ = f"__r{getattr(fn, '__name__', 'op').strip('_')}__"
     return method
-
-
-class _Swapped:
-    """`other OP self` for a reflected operator, as a named, picklable callable."""
-
-    def __init__(self, fn: Callable) -> None:
-        self.fn = fn
-        self.__name__ = "r" + getattr(fn, "__name__", "op")
-
-    def __call__(self, a: Any, b: Any) -> Any:
-        return self.fn(b, a)
 
 
 for _name, _fn in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
@@ -163,9 +155,29 @@ for _name, _fn in [("lt", operator.lt), ("le", operator.le), ("gt", operator.gt)
 
 
 def op_layer_call(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """Run `fn(*args, **kwargs)` as a `TFOpLambda` layer of the functional graph."""
-    from ..layers.core.tf_op_layers import TFOpLambda
-    return TFOpLambda(fn)(*args, **kwargs)
+    """Run `fn(*args, **kwargs)` as a `TFOpLambda` layer of the functional graph.
+
+    `fn` is a Python operator (recorded under TF's name for it) or a torch function. Met
+    inside a TF op that was itself called on this KerasTensor, it raises
+    `SymbolicTensorError` instead, so the op (not its internals) becomes the layer.
+    """
+    if symbolic_dispatch.inside_op_call():
+        raise symbolic_dispatch.SymbolicTensorError(
+            "A Keras symbolic tensor reached an operation inside a TF op.")
+    from ..layers.core import tf_op_layers
+    if fn is operator.getitem:
+        args = tf_op_layers.slices_to_dicts(args)
+        return tf_op_layers.SlicingOpLambda(tf_op_layers.getitem)(*args, **kwargs)
+    return tf_op_layers.TFOpLambda(tf_op_layers.OPERATORS.get(fn, fn))(*args, **kwargs)
+
+
+def _handle_api_call(function: Callable, args: tuple, kwargs: dict) -> Any:
+    from ..layers.core import tf_op_layers
+    return tf_op_layers.handle_op_call(function, args, kwargs)
+
+
+symbolic_dispatch.register_symbolic_type(KerasTensor)
+symbolic_dispatch.register_handler(_handle_api_call)
 
 
 def is_keras_tensor(x: Any) -> bool:

@@ -6,7 +6,7 @@ from .einsum_dense import EinsumDense
 from .elementwise import Activation, Identity, Masking
 from .embedding import Embedding
 from .lambda_layer import Lambda
-from .tf_op_layers import TFOpLambda
+from .tf_op_layers import SlicingOpLambda, TFOpLambda
 
 __all__ = ["Dense", "EinsumDense", "Activation", "Identity", "Masking", "Embedding", "Lambda",
-           "TFOpLambda"]
+           "TFOpLambda", "SlicingOpLambda"]
