@@ -7,7 +7,8 @@ from .ops.nn_ops import (bias_add, dropout, l2_loss, log_softmax, relu,
 from .ops.unary_ops import sigmoid, tanh
 from .distribute.losses import compute_average_loss, scale_regularization_loss
 from .ops.activation_ops import elu, gelu, leaky_relu, relu6, selu, silu, swish
-from .ops.conv_ops import (conv1d, conv2d, conv2d_transpose, conv3d, convolution, depthwise_conv2d,
+from .ops.conv_ops import (conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d,
+                          conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
                           separable_conv2d)
 from .ops.ctc_ops import ctc_loss
 from .ops.embedding_ops import embedding_lookup
@@ -32,7 +33,7 @@ __all__ += [
     "avg_pool3d", "pool", "embedding_lookup", "sampled_softmax_loss", "compute_accidental_hits",
     "ctc_loss", "conv3d", "convolution",
 ]
-__all__ += ["top_k"]
+__all__ += ["top_k", "conv1d_transpose", "conv3d_transpose", "conv_transpose"]
 
 # -- math ops also in tf.nn (issue 9, engineer D) --
 from .ops.counting_ops import in_top_k

@@ -78,6 +78,48 @@ def test_conv2d_transpose_is_the_input_gradient_of_conv2d(h, w, k, s, padding):
     np.testing.assert_allclose(got.numpy(), grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=3), k=st.integers(1, 3),
+       s=st.integers(1, 3), d=st.integers(1, 2), padding=st.sampled_from(["SAME", "VALID"]))
+def test_conv_transpose_is_the_input_gradient_of_the_convolution(sizes, k, s, d, padding):
+    """conv{1,3}d_transpose and conv_transpose by TF's definition (dilations under stride 1,
+    as TF requires)."""
+    n = len(sizes)
+    if padding == "VALID" and min(sizes) < (k - 1) * d + 1:
+        return
+    d = 1 if s > 1 else d
+    rng = np.random.default_rng(sum(sizes) + 10 * k)
+    x = torch.tensor(rng.standard_normal([2] + sizes + [2]), requires_grad=True)
+    f = torch.tensor(rng.standard_normal([k] * n + [2, 3]))
+    y = nn.convolution(x, f, [s] * n, padding, dilations=[d] * n)
+    dy = torch.tensor(rng.standard_normal(tuple(y.shape)))
+    (grad,) = torch.autograd.grad((y * dy).sum(), x)
+    shape = [2] + sizes + [2]
+    f_t = f  # [*k, in=2, out=3] is [*k, output_channels, in_channels] of the transpose
+    if n == 1:
+        got = nn.conv1d_transpose(dy, f_t, shape, s, padding, dilations=d)
+    elif n == 3:
+        got = nn.conv3d_transpose(dy, f_t, shape, s, padding, dilations=d)
+    else:
+        got = nn.conv2d_transpose(dy, f_t, shape, s, padding, dilations=d)
+    np.testing.assert_allclose(got.numpy(), grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(nn.conv_transpose(dy, f_t, shape, s, padding,
+                                                 dilations=d).numpy(), grad.numpy(),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_conv_transpose_errors():
+    x, f = torch.ones(1, 3, 4), torch.ones(3, 2, 4)
+    with pytest.raises(errors.InvalidArgumentError, match="Size of out_backprop doesn't match"):
+        nn.conv1d_transpose(x, f, [1, 9, 2], 2, "SAME")
+    with pytest.raises(errors.InvalidArgumentError, match="same out_depth"):
+        nn.conv1d_transpose(torch.ones(1, 3, 3), f, [1, 6, 2], 2, "SAME")
+    with pytest.raises(errors.InvalidArgumentError, match="input_sizes must be 5-dimensional"):
+        nn.conv3d_transpose(torch.ones(1, 2, 2, 2, 4), torch.ones(2, 2, 2, 3, 4), [4, 4, 4], 2)
+    with pytest.raises(ValueError, match="`output_shape` must be of length 3, 4 or 5"):
+        nn.conv_transpose(x, f, [1, 2], 2)
+    assert nn.conv1d_transpose(x, f, [6], 2, "SAME").shape == (1, 6, 2)
+
+
 def test_conv_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
     x = torch.tensor(rng.standard_normal((1, 5, 4, 2)), requires_grad=True)

@@ -31,8 +31,8 @@ from . import _dispatch as D
 from . import _windows as W
 from ._shape_args import int_values
 
-__all__ = ["conv1d", "conv2d", "conv3d", "convolution", "conv2d_transpose", "depthwise_conv2d",
-           "separable_conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "convolution", "conv1d_transpose", "conv2d_transpose",
+           "conv3d_transpose", "conv_transpose", "depthwise_conv2d", "separable_conv2d"]
 
 _CONV_TYPES = D.FLOATS | {torch.int32}
 _CONV_NAMES = ["half", "bfloat16", "float", "double", "int32"]
@@ -245,17 +245,75 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: str = "V
     return conv3d(input, w, st, padding, fmt, dl)
 
 
-def _output_shape(output_shape: Any, n: int, cf: bool) -> Tuple[Optional[int], Tuple[int, ...]]:
+def _output_shape(output_shape: Any, n: int, cf: bool, op: str
+                  ) -> Tuple[Optional[int], Tuple[int, ...]]:
     """`(channels or None, spatial sizes)` of a transposed convolution's `output_shape`."""
-    dims = int_values(output_shape, "Conv2DBackpropInput", attr="T",
-                      python_dtype=torch.int32)
+    dims = int_values(output_shape, op, attr="T", python_dtype=torch.int32)
     dims = [dims] if isinstance(dims, int) else list(dims)
-    if len(dims) == n:
+    if len(dims) == n and n < 3:  # (TF's 3-D kernel aborts the process on spatial sizes)
         return None, tuple(dims)
     if len(dims) != n + 2:
-        raise invalid(f"Conv2DBackpropInput: input_sizes must be {n + 2}-dimensional, got: "
-                      f"{len(dims)}", "Conv2DBackpropInput")
+        raise invalid(f"{op}: input_sizes must be {n + 2}-dimensional, got: {len(dims)}", op)
     return (dims[1], tuple(dims[2:])) if cf else (dims[-1], tuple(dims[1:-1]))
+
+
+_TRANSPOSED = {1: ("Conv2DBackpropInput", "Conv2DCustomBackpropInput", ("NWC", "NCW")),
+               2: ("Conv2DBackpropInput", "Conv2DCustomBackpropInput", ("NHWC", "NCHW")),
+               3: ("Conv3DBackpropInputV2", "Conv3DBackpropInputOp", ("NDHWC", "NCDHW"))}
+_CONV_TRANSPOSES = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+
+def _conv_transpose(n: int, input: Any, filters: Any, output_shape: Any,  # noqa: A002
+                    strides: Any, padding: Any, data_format: Optional[str],
+                    dilations: Any) -> torch.Tensor:
+    """The n-D transposed convolution (the gradient of `conv{n}d` with respect to its input):
+    `F.conv_transpose{n}d`, its result cropped to TF's padding."""
+    op, kernel, formats = _TRANSPOSED[n]
+    x, w = _inputs(op, input, filters, _CONV_TYPES, _CONV_NAMES)
+    cf = W.channels_first(data_format if data_format is not None else formats[0], n, op,
+                          formats)
+    if x.dim() != n + 2:
+        raise invalid(f"out_backprop must be {n + 2}-dimensional: {D.fmt_shape(x.shape)}", op)
+    if w.dim() != n + 2:
+        raise invalid(f"filter must be {n + 2}-dimensional: {D.fmt_shape(w.shape)}", op)
+    st = W.spatial(W.sequence(strides, n, cf, "strides"), cf, op, "strides")
+    dl = W.spatial(W.sequence(dilations, n, cf, "dilations"), cf, op, "dilations")
+    mode, explicit = W.parse_padding(padding, n, cf, op, explicit=n < 3)
+    channels, out_sizes = _output_shape(output_shape, n, cf, op)
+    c_in = x.shape[1] if cf else x.shape[-1]
+    if w.shape[n + 1] != c_in:
+        raise invalid(f"{kernel}: filter and out_backprop must have the same out_depth", op)
+    if channels is not None and channels != w.shape[n]:
+        raise invalid(f"{kernel}: input and filter must have the same depth: "
+                      f"{channels} vs {w.shape[n]}", op)
+    in_sizes = x.shape[2:] if cf else x.shape[1:-1]
+    ks = w.shape[:n]
+    pads = W.window_pads(mode, explicit, out_sizes, ks, st, dl, op)
+    crops = []
+    for i, (o, k, s, d, (pb, pa), got) in enumerate(zip(out_sizes, ks, st, dl, pads, in_sizes)):
+        eff = (k - 1) * d + 1
+        want = (o + pb + pa - eff) // s + 1
+        if want != got:
+            raise invalid(f"{kernel}: Size of out_backprop doesn't match computed: actual = "
+                          f"{got}, computed = {want} spatial_dim: {i + 1} input: {o} filter: "
+                          f"{k} output: {got} stride: {s} dilation: {d}", op)
+        full = (got - 1) * s + eff
+        after = full - pb - o  # rows of the full transposed result past TF's output
+        q = min(pb, after) if after >= 0 else 0
+        crops.append((q, max(-after, 0), pb - q, o))
+    dtype = x.dtype
+    cdt = _compute_dtype(x)
+    if cdt is not None:
+        x, w = x.to(cdt), w.to(cdt)
+    xt = x if cf else _to_first(x, n)
+    weight = w.permute(n + 1, n, *range(n))  # [*k, out, in] -> [in, out, *k]
+    out = _CONV_TRANSPOSES[n](xt, weight, None, tuple(st), tuple(c[0] for c in crops),
+                              tuple(c[1] for c in crops), 1, tuple(dl))
+    for axis, (_, _, start, length) in enumerate(crops):
+        if start or out.shape[2 + axis] != length:
+            out = out.narrow(2 + axis, start, length)
+    out = out if cf else _to_last(out, n)
+    return out if cdt is None else _from_compute(out, dtype)
 
 
 def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
@@ -269,53 +327,42 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     an inconsistent one is TF's `InvalidArgumentError`. torch:
     `F.conv_transpose2d`, its result cropped to TF's padding.
     """
-    op = "Conv2DBackpropInput"
-    x, w = _inputs(op, input, filters, _CONV_TYPES, _CONV_NAMES)
-    cf = W.channels_first(data_format if data_format is not None else "NHWC", 2, op,
-                          ("NHWC", "NCHW"))
-    if x.dim() != 4:
-        raise invalid(f"out_backprop must be 4-dimensional: {D.fmt_shape(x.shape)}", op)
-    if w.dim() != 4:
-        raise invalid(f"filter must be 4-dimensional: {D.fmt_shape(w.shape)}", op)
-    st = W.spatial(W.sequence(strides, 2, cf, "strides"), cf, op, "strides")
-    dl = W.spatial(W.sequence(dilations, 2, cf, "dilations"), cf, op, "dilations")
-    mode, explicit = W.parse_padding(padding, 2, cf, op)
-    channels, out_sizes = _output_shape(output_shape, 2, cf)
-    c_in = x.shape[1] if cf else x.shape[-1]
-    if w.shape[3] != c_in:
-        raise invalid("Conv2DCustomBackpropInput: filter and out_backprop must have the same "
-                      "out_depth", op)
-    if channels is not None and channels != w.shape[2]:
-        raise invalid(f"Conv2DCustomBackpropInput: input and filter must have the same depth: "
-                      f"{channels} vs {w.shape[2]}", op)
-    in_sizes = x.shape[2:] if cf else x.shape[1:-1]
-    ks = w.shape[:2]
-    pads = W.window_pads(mode, explicit, out_sizes, ks, st, dl, op)
-    crops = []
-    for i, (o, k, s, d, (pb, pa), got) in enumerate(zip(out_sizes, ks, st, dl, pads, in_sizes)):
-        eff = (k - 1) * d + 1
-        want = (o + pb + pa - eff) // s + 1
-        if want != got:
-            raise invalid(f"Conv2DCustomBackpropInput: Size of out_backprop doesn't match "
-                          f"computed: actual = {got}, computed = {want} spatial_dim: {i + 1} "
-                          f"input: {o} filter: {k} output: {got} stride: {s} dilation: {d}", op)
-        full = (got - 1) * s + eff
-        after = full - pb - o  # rows of the full transposed result past TF's output
-        q = min(pb, after) if after >= 0 else 0
-        crops.append((q, max(-after, 0), pb - q, o))
-    dtype = x.dtype
-    cdt = _compute_dtype(x)
-    if cdt is not None:
-        x, w = x.to(cdt), w.to(cdt)
-    xt = x if cf else _to_first(x, 2)
-    weight = w.permute(3, 2, 0, 1)  # [h, w, out, in] -> [in, out, h, w]
-    out = F.conv_transpose2d(xt, weight, None, tuple(st), tuple(c[0] for c in crops),
-                             tuple(c[1] for c in crops), 1, tuple(dl))
-    for axis, (_, _, start, length) in enumerate(crops):
-        if start or out.shape[2 + axis] != length:
-            out = out.narrow(2 + axis, start, length)
-    out = out if cf else _to_last(out, 2)
-    return out if cdt is None else _from_compute(out, dtype)
+    return _conv_transpose(2, input, filters, output_shape, strides, padding, data_format,
+                           dilations)
+
+
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                     padding: Any = "SAME", data_format: str = "NWC", dilations: Any = None,
+                     name: Optional[str] = None) -> torch.Tensor:
+    """`tf.nn.conv1d_transpose`: the gradient of `conv1d` with respect to its input;
+    `filters` is `[width, output_channels, in_channels]`, `output_shape` 3 ints (or the
+    width). torch: `F.conv_transpose1d`, cropped to TF's padding."""
+    return _conv_transpose(1, input, filters, output_shape, strides, padding, data_format,
+                           dilations)
+
+
+def conv3d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                     padding: Any = "SAME", data_format: str = "NDHWC", dilations: Any = None,
+                     name: Optional[str] = None) -> torch.Tensor:
+    """`tf.nn.conv3d_transpose`: the gradient of `conv3d` with respect to its input;
+    `filters` is `[depth, height, width, output_channels, in_channels]`, `output_shape`
+    5 ints (or the 3 spatial sizes). torch: `F.conv_transpose3d`, cropped to TF's padding."""
+    return _conv_transpose(3, input, filters, output_shape, strides, padding, data_format,
+                           dilations)
+
+
+def conv_transpose(input: Any, filters: Any, output_shape: Any, strides: Any,  # noqa: A002
+                   padding: Any = "SAME", data_format: Optional[str] = None,
+                   dilations: Any = None, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.nn.conv_transpose`: `conv{1,2,3}d_transpose` by the rank of `output_shape`
+    (N + 2 entries for an N-D convolution)."""
+    dims = int_values(output_shape, "conv_transpose", attr="T", python_dtype=torch.int32)
+    n = (1 if isinstance(dims, int) else len(dims)) - 2
+    if n not in (1, 2, 3):
+        raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: "
+                         f"output_shape={list(dims) if not isinstance(dims, int) else dims}")
+    return _conv_transpose(n, input, filters, output_shape, strides, padding, data_format,
+                           dilations)
 
 
 def _depthwise_strides(strides: Any) -> List[int]:

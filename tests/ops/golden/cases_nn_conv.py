@@ -267,3 +267,38 @@ GRADIENTS.update({
     "conv3d": Grad(lambda tf, x, w: _sum_weighted(tf.nn.conv3d(x, w, [1, 2, 2, 1, 1], "SAME"), tf,
                                                   20), [X3, W3], atol=GRAD_ATOL),
 })
+
+# -- conv1d_transpose, conv3d_transpose, conv_transpose
+XT1 = _r(2, 5, 3)                 # NWC; filters [w, out=4, in=3]
+WT1 = _r(3, 4, 3)
+XT3 = _r(1, 3, 2, 3, 2)           # NDHWC; filters [d, h, w, out=4, in=2]
+WT3 = _r(2, 3, 2, 4, 2)
+CASES.update({
+    "conv1d_transpose_same_s2": Case(lambda tf: tf.nn.conv1d_transpose(
+        XT1, WT1, [2, 10, 4], 2, "SAME"), atol=ATOL["float32"]),
+    "conv1d_transpose_same_s2_odd": Case(lambda tf: tf.nn.conv1d_transpose(
+        XT1, WT1, [2, 9, 4], 2, "SAME"), atol=ATOL["float32"]),
+    "conv1d_transpose_valid": Case(lambda tf: tf.nn.conv1d_transpose(
+        XT1, WT1, [2, 11, 4], 2, "VALID"), atol=ATOL["float32"]),
+    "conv1d_transpose_dilated": Case(lambda tf: tf.nn.conv1d_transpose(
+        XT1, WT1, [2, 9, 4], 1, "VALID", dilations=2), atol=ATOL["float32"]),
+    "conv1d_transpose_ncw": Case(lambda tf: tf.nn.conv1d_transpose(
+        np.ascontiguousarray(XT1.transpose(0, 2, 1)), WT1, [2, 4, 10], 2, "SAME",
+        data_format="NCW"), atol=ATOL["float32"]),
+    "conv3d_transpose_same_s2": Case(lambda tf: tf.nn.conv3d_transpose(
+        XT3, WT3, [1, 6, 4, 5, 4], [1, 2, 2, 2, 1], "SAME"), atol=ATOL["float32"]),
+    "conv3d_transpose_valid_s1": Case(lambda tf: tf.nn.conv3d_transpose(
+        XT3, WT3, [1, 4, 4, 4, 4], 1, "VALID"), atol=ATOL["float32"]),
+    "conv_transpose_3d": Case(lambda tf: tf.nn.conv_transpose(
+        XT3, WT3, [1, 6, 4, 5, 4], 2, "SAME"), atol=ATOL["float32"]),
+    "conv_transpose_1d": Case(lambda tf: tf.nn.conv_transpose(
+        XT1, WT1, [2, 10, 4], 2, "SAME"), atol=ATOL["float32"]),
+})
+GRADIENTS.update({
+    "conv1d_transpose": Grad(lambda tf, x, w: _sum_weighted(
+        tf.nn.conv1d_transpose(x, w, [2, 9, 4], 2, "SAME"), tf, 21), [XT1, WT1],
+        atol=GRAD_ATOL),
+    "conv3d_transpose": Grad(lambda tf, x, w: _sum_weighted(
+        tf.nn.conv3d_transpose(x, w, [1, 6, 4, 5, 4], [1, 2, 2, 2, 1], "SAME"), tf, 22),
+        [XT3, WT3], atol=GRAD_ATOL),
+})
