@@ -18,7 +18,8 @@ _FAMILIES = (
     "core", "convolutional", "pooling", "normalization", "regularization", "reshaping",
     "merging", "rnn", "attention", "preprocessing", "activation",
 )
-_ENGINE = {"Input": "..engine.input_layer", "InputLayer": "..engine.input_layer"}
+_ENGINE = {"Input": "..engine.input_layer", "InputLayer": "..engine.input_layer",
+           "serialize": ".serialization", "deserialize": ".serialization"}
 _index: Dict[str, Any] = {}
 
 
