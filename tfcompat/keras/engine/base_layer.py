@@ -62,6 +62,17 @@ _call_specs: Dict[type, utils.CallSpec] = {}
 _call_specs_lock = threading.Lock()
 
 
+def _to_shapes(shape: Any) -> Any:
+    """A build config's shape (a list of dims, or nested lists of them) as TensorShape(s)."""
+    if isinstance(shape, dict):
+        return {k: _to_shapes(v) for k, v in shape.items()}
+    if isinstance(shape, (list, tuple)) and shape and all(
+            isinstance(d, (list, tuple, dict)) or d is None for d in shape) and any(
+            isinstance(d, (list, tuple, dict)) for d in shape):
+        return [_to_shapes(d) for d in shape]
+    return TensorShape(shape)
+
+
 def _set(obj: Any, name: str, value: Any) -> None:
     """Set an internal attribute without checkpoint tracking (tf_keras's
     `no_automatic_dependency_tracking` for its bookkeeping)."""
@@ -608,6 +619,26 @@ class Layer(Module):
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """The layer's computation (override). The default returns `inputs`."""
         return inputs
+
+    def get_build_config(self) -> Optional[dict]:
+        """`{"input_shape": ...}`: the shape the layer was built with (TensorShapes as tuples),
+        or None before it is built; serialized next to the config as tf_keras does."""
+        shape = getattr(self, "_build_input_shape", None)
+        if shape is None:
+            return None
+
+        def as_tuple(x: Any) -> Any:
+            if isinstance(x, TensorShape) and x.rank is not None:
+                return tuple(x.as_list())
+            return x
+
+        return {"input_shape": nest.map_structure(as_tuple, shape)}
+
+    def build_from_config(self, config: dict) -> None:
+        """Create the weights from `get_build_config()`'s dict: `build(input_shape)`."""
+        shape = config.get("input_shape")
+        if shape is not None:
+            self.build(_to_shapes(shape))
 
     def _get_call_spec(self) -> utils.CallSpec:
         spec = self.__dict__.get("_call_spec_value")
