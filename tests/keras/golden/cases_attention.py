@@ -179,6 +179,12 @@ CASES = {
                                   kwargs={"training": False}),
     "mha_dropout_training_shapes": _mha([Q, V], 2, 3, dropout=0.5, n=0, values=False,
                                         grads=False, kwargs={"training": True}),
+    # (no scores and no mask but the causal one: tfcompat's fused path)
+    "mha_causal_cross_no_scores": _mha([Q, V], 2, 3, n=_mha_n(6, 3, 5, 6, 8),
+                                       kwargs={"use_causal_mask": True}),
+    "mha_float64_causal_no_scores": _mha([Q.astype(np.float64), Q.astype(np.float64)], 2, 3,
+                                         dtype="float64", n=_mha_n(6, 3, 4, 6, 8),
+                                         kwargs={"use_causal_mask": True}),
     "mha_float64": _mha([Q.astype(np.float64), V.astype(np.float64)], 2, 3, dtype="float64",
                         n=_mha_n(6, 3, 5, 6, 8), keras_masks={1: V_MASK},
                         kwargs={"return_attention_scores": True}),

@@ -351,7 +351,69 @@ def test_subclass_builds_from_signature_and_overrides_attention():
     plain = MultiHeadAttention(2, 3)
     plain(x, x)
     plain.set_weights(block.get_weights())
-    np.testing.assert_array_equal(got.numpy(), 2.0 * plain(x, x).numpy())
+    # (the subclass takes the einsum path, the plain layer the fused one)
+    np.testing.assert_allclose(got.numpy(), 2.0 * plain(x, x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+# -- the fused path (scaled_dot_product_attention) against the einsum path ---------------
+@pytest.fixture
+def einsum_path():
+    def run(fn):
+        MultiHeadAttention._fused_attention_enabled = False
+        try:
+            return fn()
+        finally:
+            MultiHeadAttention._fused_attention_enabled = True
+    return run
+
+
+def _forward_and_grads(layer, q, v, **kwargs):
+    q, v = q.clone(), v.clone()
+    with tf.GradientTape() as tape:
+        tape.watch(q)
+        tape.watch(v)
+        out = layer(q, v, **kwargs)
+        loss = tf.reduce_sum(out * torch.linspace(-1, 1, out.shape[-1], dtype=out.dtype))
+    return [out] + list(tape.gradient(loss, [q, v] + layer.trainable_weights))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("causal,s", [(False, 5), (True, 4), (True, 5), (True, 3)])
+def test_fused_path_within_the_error_model_of_the_einsum_path(einsum_path, dtype, causal, s):
+    from tests.ops.golden import harness
+    q, v = rand(2, 4, 6, dtype=dtype), rand(2, s, 6, dtype=dtype)
+    layer = MultiHeadAttention(2, 3, bias_initializer="random_normal",
+                               dtype="float64" if dtype == torch.float64 else None)
+    layer(q, v)
+    assert layer._can_fuse(layer._query_dense(q), False, None, False)
+    fused = _forward_and_grads(layer, q, v, use_causal_mask=causal)
+    generic = einsum_path(lambda: _forward_and_grads(layer, q, v, use_causal_mask=causal))
+    # n as the goldens' (D + K + 2L + HV + BT + 8)
+    case = harness.Case(None, n=6 + 3 + 2 * s + 6 + 8 + 8, terms="normwise")
+    names = ["output", "query", "value"] + [w.name for w in layer.trainable_weights]
+    for name, a, b in zip(names, fused, generic):
+        if name.endswith("key/bias:0"):
+            continue  # zero in exact arithmetic (see test_mha_key_bias_gradient_is_zero)
+        harness.compare(harness.encode_tfcompat(a), harness.encode_tfcompat(b), case, name)
+
+
+def test_fused_path_only_where_it_is_tf_keras():
+    q = rand(2, 4, 6)
+    layer = MultiHeadAttention(2, 3, dropout=0.5)
+    layer(q, q)
+    projected = layer._query_dense(q)
+    assert layer._can_fuse(projected, False, False, False)
+    assert not layer._can_fuse(projected, False, True, False)          # dropout in effect
+    assert not layer._can_fuse(projected, True, False, False)          # scores wanted
+    assert not layer._can_fuse(projected, False, False, True)          # a mask
+    assert not layer._can_fuse(projected.half(), False, False, False)  # float16
+    robust = MultiHeadAttention(2, 3, softmax_robust_masking=True)
+    robust(q, q)
+    assert not robust._can_fuse(projected, False, False, False)
+    multi = MultiHeadAttention(2, 3, attention_axes=(1, 2))
+    x = rand(2, 3, 4, 6)
+    multi(x, x)
+    assert not multi._can_fuse(multi._query_dense(x), False, False, False)
 
 
 # -- the functional API: a small transformer block -----------------------------------------

@@ -14,9 +14,15 @@ value)` combines the values and the `attention_output` `EinsumDense` (kernel
 the first call (`_build_from_signature`), so weights read
 `multi_head_attention/query/kernel:0`, ... in tf_keras's order.
 
-The math is einsum over torch (`tfcompat.ops`), not `scaled_dot_product_attention`: that
-kernel scales the scores rather than the query and masks with -inf, which is not tf_keras's
-rounding or its fully-masked-row behaviour.
+The math is einsum over torch (`tfcompat.ops`). A fused path,
+`torch.nn.functional.scaled_dot_product_attention`, serves the common case where it gives
+tf_keras's numbers: rank-3 inputs with one attention axis, float32/float64, no attention
+scores returned, no dropout in effect, the stock softmax and attention methods, and no mask
+but the causal one (`is_causal`, top-left aligned as tf_keras's band). It differs from the
+einsum path only in where the `1/sqrt(key_dim)` rounding falls, within the goldens' error
+model (and tested against the einsum path). Explicit and Keras masks take the einsum path:
+a fully masked row is tf_keras's `-1e9` rounding (uniform weights, and their gradient),
+which a fused kernel does not reproduce.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from ....framework.name_scope import name_scope as name_scope_cls
 from ....framework.tensor_conversion import convert_to_tensor
 from ....framework.tensor_shape import TensorShape
 from ....ops import matrix_ops
-from ... import constraints, initializers, regularizers
+from ... import backend, constraints, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...engine.keras_tensor import KerasTensor
 from ...saving.serialization import keras_export
@@ -44,6 +50,7 @@ from .base_dense_attention import lower_triangular_mask
 
 __all__ = ["MultiHeadAttention"]
 
+_FUSED_DTYPES = (torch.float32, torch.float64)
 _LETTERS = string.ascii_lowercase
 _logger = logging.getLogger("tfcompat")
 
@@ -314,18 +321,49 @@ class MultiHeadAttention(Layer):
             self._build_from_signature(query=query, value=value, key=key)
         if key is None:
             key = value
+        masked = attention_mask is not None or any(
+            getattr(x, "_keras_mask", None) is not None for x in (query, value, key))
         attention_mask = self._compute_attention_mask(
             query, value, key=key, attention_mask=attention_mask,
             use_causal_mask=use_causal_mask)
         query = self._query_dense(query)    # [B, T, N, H]
         key = self._key_dense(key)          # [B, S, N, H]
         value = self._value_dense(value)    # [B, S, N, H]
-        attention_output, attention_scores = self._compute_attention(
-            query, key, value, attention_mask, training)
+        if self._can_fuse(query, return_attention_scores, training, masked):
+            attention_output = self._fused_attention(query, key, value, use_causal_mask)
+            attention_scores = None
+        else:
+            attention_output, attention_scores = self._compute_attention(
+                query, key, value, attention_mask, training)
         attention_output = self._output_dense(attention_output)
         if return_attention_scores:
             return attention_output, attention_scores
         return attention_output
+
+    #: switch for the fused `scaled_dot_product_attention` path (see the module doc)
+    _fused_attention_enabled = True
+
+    def _can_fuse(self, query: torch.Tensor, return_attention_scores: bool, training: Any,
+                  masked: bool) -> bool:
+        cls = type(self)
+        if training is None:  # as the Dropout sublayer resolves it
+            training = backend.learning_phase()
+        return (cls._fused_attention_enabled and not masked and not return_attention_scores
+                and query.dim() == 4 and self._attention_axes == (1,)
+                and query.dtype in _FUSED_DTYPES
+                and (self._dropout == 0 or not training)
+                and not self._softmax_robust_masking and type(self._softmax) is Softmax
+                and cls._compute_attention is MultiHeadAttention._compute_attention
+                and cls._masked_softmax is MultiHeadAttention._masked_softmax
+                and cls._compute_causal_mask is MultiHeadAttention._compute_causal_mask)
+
+    def _fused_attention(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                         causal: bool) -> torch.Tensor:
+        """`_compute_attention`'s output through torch's fused kernel, `[B, T, N, H]`."""
+        out = torch.nn.functional.scaled_dot_product_attention(
+            query.transpose(1, 2), key.transpose(1, 2), value.transpose(1, 2),
+            is_causal=causal, scale=1.0 / math.sqrt(float(self._key_dim)))
+        return out.transpose(1, 2)
 
     def _compute_attention_mask(self, query: Any, value: Any, key: Any = None,
                                 attention_mask: Any = None,
