@@ -52,3 +52,16 @@ CASES = {
     "sync_image": _bn(IMG, True),
     "sync_image_no_center": _bn(IMG, True, center=False),
 }
+
+
+def _bad_axis(axis):
+    def fn(tf):
+        return tf.keras.layers.BatchNormalization(axis=axis)(tf.constant(SEQ))
+    return fn
+
+
+CASES.update({
+    "bad_axis_negative": _bad_axis(-4),   # the message shows the axis resolved, as tf_keras
+    "bad_axis_positive": _bad_axis(3),
+    "duplicate_axis": _bad_axis([1, -2]),
+})

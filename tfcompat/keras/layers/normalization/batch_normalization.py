@@ -36,24 +36,9 @@ from ... import backend, constraints, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
+from .layer_normalization import validate_axis
 
 __all__ = ["BatchNormalization"]
-
-
-def _validate_axis(axis: Any, input_shape: TensorShape) -> list:
-    """`axis` (an int or ints) as sorted-as-given non-negative ints of `input_shape`'s rank."""
-    rank = input_shape.rank
-    if not rank:
-        raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}")
-    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    for a in axes:
-        if a >= rank or a < -rank:
-            raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < inputs.rank "
-                             f"(with inputs.rank={rank}). Received: axis={tuple(axes)}")
-    axes = [a + rank if a < 0 else a for a in axes]
-    if len(axes) != len(set(axes)):
-        raise ValueError(f"Duplicate axis: {tuple(axes)}")
-    return axes
 
 
 @keras_export("keras.layers.BatchNormalization")
@@ -109,7 +94,7 @@ class BatchNormalization(Layer):
 
     def build(self, input_shape: Any) -> None:
         input_shape = TensorShape(input_shape)
-        axes = _validate_axis(self.axis, input_shape)
+        axes = validate_axis(self.axis, input_shape)
         rank = input_shape.rank
         if self.fused is None:
             self.fused = rank in (4, 5)
