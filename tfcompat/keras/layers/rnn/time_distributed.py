@@ -76,15 +76,6 @@ def deserialize_layer(config: Any, custom_objects: Optional[dict] = None) -> Lay
     return layer
 
 
-def _plain_shape(shape: Any) -> Any:
-    if isinstance(shape, TensorShape):
-        return tuple(shape.as_list()) if shape.rank is not None else None
-    if isinstance(shape, (list, tuple)) and shape and not all(
-            d is None or isinstance(d, int) for d in shape):
-        return [_plain_shape(s) for s in shape]
-    return tuple(shape) if isinstance(shape, (list, tuple)) else shape
-
-
 def _is_shape(value: Any) -> bool:
     return isinstance(value, TensorShape) or value is None or (
         isinstance(value, (list, tuple)) and all(d is None or isinstance(d, int) for d in value))
@@ -131,16 +122,10 @@ class Wrapper(Layer):
     def activity_regularizer(self) -> Any:
         return getattr(self.layer, "activity_regularizer", None)
 
-    def _inner_layer_config(self) -> dict:
-        config = serialization.serialize_keras_object(self.layer)
-        shape = getattr(self.layer, "_build_input_shape", None)
-        if shape is not None and isinstance(config, dict):
-            config["build_config"] = {"input_shape": _plain_shape(shape)}
-        return config
-
     def get_config(self) -> dict:
         config = super().get_config()
-        config["layer"] = self._inner_layer_config()
+        # (a built inner layer's record carries its `build_config`, as tf_keras's)
+        config["layer"] = serialization.serialize_keras_object(self.layer)
         return config
 
     @classmethod
