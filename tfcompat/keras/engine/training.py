@@ -162,6 +162,31 @@ class Model(Layer):
                   "keras_version": "2.21.0", "backend": "tensorflow"}
         return json.dumps(record, **kwargs)
 
+    # ------------------------------------------------------------------ saving
+    def save_weights(self, filepath: Any, overwrite: bool = True,
+                     save_format: Optional[str] = None, options: Any = None) -> None:
+        """Write the weights: TF's checkpoint format with tf_keras's keys, or HDF5 for `.h5`
+        paths (`saving/weights_api.py`)."""
+        from ..saving import weights_api
+        weights_api.save_weights(self, filepath, overwrite=overwrite, save_format=save_format,
+                                 options=options)
+
+    def load_weights(self, filepath: Any, skip_mismatch: bool = False, by_name: bool = False,
+                     options: Any = None) -> Any:
+        """Read weights written by `save_weights` here or in tf_keras; returns the checkpoint's
+        load status for the TF format (`expect_partial()`, ...), None for HDF5."""
+        from ..saving import weights_api
+        return weights_api.load_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                        by_name=by_name, options=options)
+
+    def save(self, filepath: Any, overwrite: bool = True, save_format: Optional[str] = None,
+             **kwargs: Any) -> None:
+        """`model.save("m.h5")`: config and weights in tf_keras's HDF5 layout; SavedModel
+        directories and `.keras` archives raise NotImplementedError naming what is supported."""
+        from ..saving import save as save_lib
+        save_lib.save_model(self, filepath, overwrite=overwrite, save_format=save_format,
+                            **kwargs)
+
     @property
     def _flat_outputs(self) -> list:
         return nest.flatten(self.outputs) if self.outputs is not None else []

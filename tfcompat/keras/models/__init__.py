@@ -10,7 +10,14 @@ from ..engine.sequential import Sequential
 from ..engine.training import Model
 
 __all__ = ["Model", "Sequential", "Functional", "model_from_config", "model_from_json",
-           "clone_model"]
+           "clone_model", "save_model", "load_model"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("save_model", "load_model"):
+        from ..saving import save as save_lib
+        return getattr(save_lib, name)
+    raise AttributeError(f"module 'tfcompat.keras.models' has no attribute {name!r}")
 
 
 def model_from_config(config: dict, custom_objects: Optional[dict] = None) -> Model:
