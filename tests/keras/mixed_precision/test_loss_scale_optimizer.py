@@ -416,3 +416,17 @@ def test_exports():
         "global_policy", "set_global_policy")) == ["LossScaleOptimizer", "Policy", "global_policy",
                                                    "set_global_policy"]
     assert mp.LossScaleOptimizer is lso_lib.LossScaleOptimizer
+
+
+@pytest.mark.parametrize("bad", [INF, -INF, float("nan")])
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float16, tf.bfloat16, tf.float64])
+def test_any_non_finite_value_skips(bad, dtype):
+    var = tf.Variable(np.zeros((3, 4)), dtype=dtype)
+    other = tf.Variable([1.0, 2.0])
+    opt = LSO(tf.keras.optimizers.SGD(1.0), initial_scale=8.0)
+    grad = np.full((3, 4), 0.5)
+    grad[2, 1] = bad
+    opt.apply_gradients([(tf.constant(grad, dtype=dtype), var), (tf.constant([1.0, 1.0]), other),
+                         (tf.zeros((0,)), tf.Variable(tf.zeros((0,))))])
+    assert float(opt.loss_scale) == 4.0 and not np.any(var.numpy())
+    np.testing.assert_array_equal(other.numpy(), [1.0, 2.0])
