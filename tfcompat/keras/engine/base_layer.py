@@ -985,12 +985,16 @@ def _any_keras_tensor(inputs: Any, args: tuple, kwargs: dict) -> bool:
 
 
 def _convert_inputs(inputs: Any) -> Any:
+    """NumPy values, Python numbers and variables as tensors before `call` (a variable is
+    read, so the call sees its value and a tape records the read, as TF's ops on it do)."""
     def convert(x: Any) -> Any:
         if isinstance(x, _CONVERTED_INPUT_TYPES) and not isinstance(x, bool):
-            if isinstance(x, (np.ndarray, np.generic)):
-                return convert_to_tensor(x)
+            return convert_to_tensor(x)
+        if protocol.is_variable(x):
             return convert_to_tensor(x)
         return x
+    if isinstance(inputs, torch.Tensor):
+        return inputs
     return nest.map_structure(convert, inputs)
 
 

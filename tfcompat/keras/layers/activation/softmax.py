@@ -20,7 +20,7 @@ __all__ = ["Softmax"]
 
 
 def _large_negative(dtype: torch.dtype) -> float:
-    return -65504.0 if dtype is torch.float16 else -1e9
+    return -32752.0 if dtype is torch.float16 else -1e9  # float16.min / 2, as tf_keras
 
 
 @keras_export("keras.layers.Softmax")

@@ -1,0 +1,59 @@
+"""Layers take what tf_keras layers take: tensors, NumPy arrays, Python numbers and variables
+(read, with the gradient reaching the variable); and Softmax's float16 mask constant is
+tf_keras's (float16.min / 2), so a fully masked float16 row stays finite."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import tfcompat as tf
+
+L = tf.keras.layers
+
+
+def test_a_variable_input_is_read_and_its_gradient_flows():
+    v = tf.Variable(np.ones((2, 3), np.float32))
+    layer = L.Dense(2, kernel_initializer="ones")
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(layer(v))
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), np.full((2, 3), 2.0))
+    assert isinstance(layer(v), torch.Tensor)
+
+
+def test_a_variable_input_works_in_reshaping_layers_and_models():
+    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+    assert L.Flatten()(v).shape == (2, 6)
+    model = tf.keras.Sequential([L.Flatten(), L.Dense(1)])
+    assert model(v).shape == (2, 1)
+
+
+def test_numpy_and_python_inputs_become_tensors():
+    layer = L.Dense(1, kernel_initializer="ones")
+    np.testing.assert_array_equal(layer(np.ones((1, 2), np.float32)).numpy(), [[2.0]])
+    np.testing.assert_array_equal(L.Activation("relu")(-3.0).numpy(), 0.0)
+
+
+def test_a_tensor_input_is_passed_as_is():
+    seen = []
+
+    class Probe(L.Layer):
+        def call(self, x):
+            seen.append(x)
+            return x
+
+    x = torch.ones(2, 2)
+    Probe()(x)
+    assert seen[0] is x
+
+
+def test_softmax_float16_fully_masked_row_is_tf_keras():
+    """tf_keras 2.21: [[0, 0, 1], [0.1192, 0, 0.8804]] (a -65504 constant overflows to NaN)."""
+    layer = L.Softmax(dtype="float16")
+    x = tf.constant([[-1000.0, -3000.0, -40.0], [1.0, 2.0, 3.0]], dtype=tf.float16)
+    mask = tf.constant([[False, False, False], [True, False, True]])
+    out = layer(x, mask=mask)
+    assert out.dtype == torch.float16
+    # TF's float16 softmax rounds in half along the way: a few float16 ulps of the exact value
+    np.testing.assert_allclose(out.numpy().astype(np.float64),
+                               [[0, 0, 1], [0.1192, 0, 0.8804]], rtol=3 * 2.0 ** -11, atol=0)
