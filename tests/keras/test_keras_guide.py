@@ -47,3 +47,10 @@ def test_tf_and_torch_blocks_agree(section):
     (torch_block,) = [b for b in BLOCKS if b.section == section and b.kind == "torch"]
     guide._assert_same(guide._encode(guide._run(tf_block)["result"]),
                        guide._encode(guide._run(torch_block)["result"]), section)
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "tf"], ids=lambda b: b.id)
+def test_tf_block_matches_tensorflow(block):
+    """With TFCOMPAT_TF_PYTHON set, each `tf` block gives the same `result` under TF 2.21."""
+    guide.test_tf_block_matches_tensorflow(block)
