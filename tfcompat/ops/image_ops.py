@@ -20,6 +20,7 @@ Every kernel is gathers and elementwise torch ops, so gradients flow to the imag
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional, Sequence
 
@@ -71,7 +72,7 @@ def _bilinear_axis(in_size: int, out_size: int, device: torch.device):
     return lower.to(device), upper.to(device), lerp.to(device)
 
 
-def _resize_bilinear(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+def _bilinear_forward(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     y0, y1, yl = _bilinear_axis(x.shape[1], h, x.device)
     x0, x1, xl = _bilinear_axis(x.shape[2], w, x.device)
     top, bottom = x.index_select(1, y0), x.index_select(1, y1)
@@ -83,13 +84,132 @@ def _resize_bilinear(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     return top + (bottom - top) * yl.view(1, h, 1, 1)
 
 
+def _grad_axis(index: np.ndarray, weight: np.ndarray, in_size: int):
+    """Invert one axis's taps (`index[out, taps]`, `weight[out, taps]`): for each source row,
+    the `(out_index, tap, weight)` entries that read it in the kernels' loop order (output
+    row, then tap), padded with `out_size` (a zero row), tap 0 and weight 0."""
+    out_size, taps = index.shape
+    src = index.reshape(-1)
+    out = np.repeat(np.arange(out_size), taps)
+    tap = np.tile(np.arange(taps), out_size)
+    weight = weight.reshape(-1).astype(np.float32)
+    order = np.lexsort((tap, out, src))
+    src, out, tap, weight = src[order], out[order], tap[order], weight[order]
+    counts = np.bincount(src, minlength=in_size)
+    width = max(int(counts.max()), 1)
+    slot = np.arange(src.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    table_out = np.full((in_size, width), out_size, dtype=np.int64)
+    table_tap = np.zeros((in_size, width), dtype=np.int64)
+    table_weight = np.zeros((in_size, width), dtype=np.float32)
+    table_out[src, slot], table_tap[src, slot], table_weight[src, slot] = out, tap, weight
+    return table_out, table_tap, table_weight, taps
+
+
+def _axis_taps(method: str, in_size: int, out_size: int):
+    if method == ResizeMethod.BILINEAR:
+        lower, upper, lerp = (t.numpy() for t in _bilinear_axis(in_size, out_size, "cpu"))
+        return (np.stack([lower, upper], axis=1),
+                np.stack([np.float32(1.0) - lerp, lerp], axis=1))
+    if method == ResizeMethod.BICUBIC:
+        index, weight = (t.numpy() for t in _bicubic_axis(in_size, out_size, "cpu"))
+        return index, weight
+    index = _nearest_axis(in_size, out_size, "cpu").numpy()[:, None]
+    return index, np.ones_like(index, dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=32)
+def _grad_plan(method: str, in_h: int, in_w: int, out_h: int, out_w: int):
+    """Per source pixel, the output cotangents it receives in the order TF's resize
+    gradient kernels add them (output row, output column, row tap, column tap): flat
+    indices into the zero-padded `[out_h + 1, out_w + 1]` cotangent and the row and column
+    weights, each `[in_h * in_w, terms]`."""
+    yi, yt, yw, ty = _grad_axis(*_axis_taps(method, in_h, out_h), in_h)
+    xi, xt, xw, tx = _grad_axis(*_axis_taps(method, in_w, out_w), in_w)
+    ry, rx = yi.shape[1], xi.shape[1]
+    shape = (in_h, in_w, ry, rx)
+    flat = yi[:, None, :, None] * (out_w + 1) + xi[None, :, None, :]
+    key = (flat * ty + yt[:, None, :, None]) * tx + xt[None, :, None, :]
+    order = np.argsort(key.reshape(in_h, in_w, -1), axis=2, kind="stable")
+
+    def pick(a: np.ndarray) -> torch.Tensor:
+        a = np.broadcast_to(a, shape).reshape(in_h, in_w, -1)
+        return torch.from_numpy(np.ascontiguousarray(
+            np.take_along_axis(a, order, axis=2).reshape(in_h * in_w, -1)))
+    return pick(flat), pick(yw[:, None, :, None]), pick(xw[None, :, None, :])
+
+
+def _resize_grad(method: str, grad: torch.Tensor, shape: tuple, dtype: torch.dtype):
+    """TF's `ResizeBilinearGrad` / `ResizeBicubicGrad` / `ResizeNearestNeighborGrad` (CPU):
+    every output cotangent sends `g * y_weight * x_weight` to each source pixel it read,
+    and each source pixel adds its terms one by one in the kernel's loop order.
+
+    * bilinear: the terms are float32 products, added in float64 for a float64 image and
+      in float32 otherwise (float16 / bfloat16 run the float32 kernel and cast its sum);
+    * bicubic: the cotangent is cast to the image's dtype and the products and sums run in
+      it (TF has no half kernel and returns no gradient there; here: float32, cast);
+    * nearest: the cotangent (already the image's dtype) is added as it is.
+    """
+    n, in_h, in_w, c = shape
+    out_h, out_w = grad.shape[1], grad.shape[2]
+    index, wy, wx = (t.to(grad.device) for t in _grad_plan(method, in_h, in_w, out_h, out_w))
+    wide = torch.float64 if dtype == torch.float64 else torch.float32
+    if method == ResizeMethod.BILINEAR:
+        compute, acc_dtype = torch.float32, wide
+    elif method == ResizeMethod.BICUBIC:
+        compute = acc_dtype = wide
+    else:
+        compute = acc_dtype = dtype
+    g = torch.nn.functional.pad(grad.to(compute), (0, 0, 0, 1, 0, 1))
+    g = g.reshape(n, (out_h + 1) * (out_w + 1), c)
+    wy, wx = wy.to(compute), wx.to(compute)
+    acc = torch.zeros((n, in_h * in_w, c), dtype=acc_dtype, device=grad.device)
+    for k in range(index.shape[1]):
+        term = g.index_select(1, index[:, k])
+        if method != ResizeMethod.NEAREST_NEIGHBOR:
+            term = term * wy[:, k].view(1, -1, 1) * wx[:, k].view(1, -1, 1)
+        acc = acc + term.to(acc_dtype)
+    return acc.reshape(shape).to(dtype)
+
+
+class _Resize(torch.autograd.Function):
+    """A resize kernel (`forward(x_float32_or_dtype, h, w)`) with TF's gradient kernel."""
+
+    @staticmethod
+    def forward(ctx: Any, images: torch.Tensor, method: str, height: int,
+                width: int) -> torch.Tensor:
+        ctx.method, ctx.input_shape, ctx.input_dtype = method, tuple(images.shape), images.dtype
+        if method == ResizeMethod.NEAREST_NEIGHBOR:
+            return _nearest_forward(images, height, width)
+        forward = _bilinear_forward if method == ResizeMethod.BILINEAR else _bicubic_forward
+        return forward(images.to(torch.float32), height, width)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor):
+        return (_resize_grad(ctx.method, grad, ctx.input_shape, ctx.input_dtype), None, None,
+                None)
+
+
+def _resize_bilinear(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    return _Resize.apply(x, ResizeMethod.BILINEAR, h, w)
+
+
+def _resize_bicubic(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    return _Resize.apply(x, ResizeMethod.BICUBIC, h, w)
+
+
+def _resize_nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    if x.is_floating_point():
+        return _Resize.apply(x, ResizeMethod.NEAREST_NEIGHBOR, h, w)
+    return _nearest_forward(x, h, w)
+
+
 def _nearest_axis(in_size: int, out_size: int, device: torch.device) -> torch.Tensor:
     pos = (torch.arange(out_size, dtype=torch.float32) + 0.5) * _scale(in_size, out_size)
     index = torch.clamp(torch.floor(pos).to(torch.int64), 0, in_size - 1)
     return index.to(device)
 
 
-def _resize_nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+def _nearest_forward(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     rows = _nearest_axis(x.shape[1], h, x.device)
     cols = _nearest_axis(x.shape[2], w, x.device)
     return x.index_select(1, rows).index_select(2, cols)
@@ -136,7 +256,7 @@ def _bicubic_axis(in_size: int, out_size: int, device: torch.device):
     return (torch.from_numpy(index).to(device), torch.from_numpy(weights).to(device))
 
 
-def _resize_bicubic(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+def _bicubic_forward(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     yi, yw = _bicubic_axis(x.shape[1], h, x.device)
     xi, xw = _bicubic_axis(x.shape[2], w, x.device)
     # along the height first (four source rows per output row), then along the width
@@ -250,7 +370,9 @@ def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
         if x.dtype is torch.bool or x.is_complex():
             raise TypeError(f"Value for attr 'T' of {dtypes.from_torch(x.dtype).name} is not "
                             "in the list of allowed values")
-        out = _KERNELS[method](x.to(torch.float32), new_h, new_w)
+        # bilinear and bicubic cast inside (their gradients follow the input's dtype)
+        x = x.to(torch.float32) if method == ResizeMethod.AREA else x
+        out = _KERNELS[method](x, new_h, new_w)
     return out if batched else out.squeeze(0)
 
 

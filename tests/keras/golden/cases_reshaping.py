@@ -1,5 +1,5 @@
 """tf_keras 2.21 goldens for the reshaping layers this area adds: Permute, RepeatVector,
-Cropping1D/2D/3D, UpSampling1D/2D/3D (nearest and bilinear, both formats), ZeroPadding1D/2D/3D
+Cropping1D/2D/3D, UpSampling1D/2D/3D (nearest, bilinear, bicubic and area, both formats), ZeroPadding1D/2D/3D
 (int, pair and per-axis forms); float64 and float16; output shapes, configs and errors.
 
 Error model (tests/ops/golden/harness.py): permuting, repeating, cropping and padding move
@@ -7,7 +7,10 @@ values (n = 0, bit for bit); a repetition's gradient sums the cotangent over the
 (n = copies - 1); bilinear resizing is TF's kernel formula in float32 (a few roundings per
 output), and its gradient (TF's ResizeBilinearGrad: float32 terms accumulated in the input's
 dtype) adds up to 2 * size_y * 2 * size_x terms per input pixel (n = 4 * size_y * size_x,
-normwise).
+normwise). Bicubic is TF's table-driven kernel in float32 (n = 4, as tf.image.resize's goldens),
+its gradient a sum of up to 16 * size_y * size_x terms per input pixel; area with whole
+factors reads one input cell per output cell (n = 12 as the resize goldens), and TF
+registers no gradient for ResizeArea (outputs only).
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ def _layer(cls, *args, **kwargs):
 
 def _run(cls, x, *args, n=0, terms=None, **kwargs):
     return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), [x]), n=n, terms=terms)
+
+
+def _outputs(cls, x, *args, n=0, **kwargs):
+    return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), [x], grads=False), n=n,
+                terms="normwise")
 
 
 def _config(cls, *args, **kwargs):
@@ -138,6 +146,27 @@ CASES = {
                                   terms="normwise"),
     "up2d_bilinear_size1": _run("UpSampling2D", IMG, (1, 1), interpolation="bilinear", n=4,
                                 terms="normwise"),
+    "up2d_bicubic": _run("UpSampling2D", IMG, interpolation="bicubic", n=64, terms="normwise"),
+    "up2d_bicubic_3x2": _run("UpSampling2D", IMG, (3, 2), interpolation="Bicubic", n=96,
+                             terms="normwise"),
+    "up2d_bicubic_channels_first": _run("UpSampling2D", IMG_CF, (2, 3),
+                                        data_format="channels_first",
+                                        interpolation="bicubic", n=96, terms="normwise"),
+    "up2d_bicubic_float64": _run("UpSampling2D", IMG.astype(np.float64),
+                                 interpolation="bicubic", dtype="float64", n=64,
+                                 terms="normwise"),
+    # (TF registers ResizeBicubicGrad for float32/float64 only: no float16 gradient)
+    "up2d_bicubic_float16": _outputs("UpSampling2D", IMG.astype(np.float16),
+                                     interpolation="bicubic", dtype="float16", n=4),
+    "up2d_area": _outputs("UpSampling2D", IMG, interpolation="area", n=12),
+    "up2d_area_3x2": _outputs("UpSampling2D", IMG, (3, 2), interpolation="AREA", n=12),
+    "up2d_area_channels_first": _outputs("UpSampling2D", IMG_CF, (2, 3),
+                                         data_format="channels_first", interpolation="area",
+                                         n=12),
+    "up2d_area_float64": _outputs("UpSampling2D", IMG.astype(np.float64), (1, 2),
+                                  interpolation="area", dtype="float64", n=12),
+    "up2d_area_float16": _outputs("UpSampling2D", IMG.astype(np.float16), interpolation="area",
+                                  dtype="float16", n=12),
     "up3d": _run("UpSampling3D", VOL, n=7, terms="normwise"),
     "up3d_123_channels_first": _run("UpSampling3D", VOL_CF, (1, 2, 3),
                                     data_format="channels_first", n=5, terms="normwise"),
@@ -169,6 +198,7 @@ CASES = {
     "crop3d_config": _config("Cropping3D", 1, name="c3"),
     "up1d_config": _config("UpSampling1D", 3, name="u1"),
     "up2d_config": _config("UpSampling2D", 3, interpolation="Bilinear", name="u2"),
+    "up2d_config_bicubic": _config("UpSampling2D", 2, interpolation="BICUBIC", name="u2b"),
     "up2d_config_area": _config("UpSampling2D", (1, 2), interpolation="area", name="u2a"),
     "up3d_config": _config("UpSampling3D", [1, 2, 3], data_format="channels_first",
                            name="u3"),

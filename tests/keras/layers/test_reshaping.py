@@ -182,9 +182,9 @@ def test_bilinear_gradient_is_the_adjoint_of_the_resize():
     assert grad.dtype == torch.float64
     # the same adjoint through torch's autograd of the formula in float64
     xt = x.clone().requires_grad_(True)
-    from tfcompat.keras.layers.reshaping.up_sampling import _bilinear_weights
-    y_lo, y_hi, y_l = _bilinear_weights(3, 9, "cpu")
-    x_lo, x_hi, x_l = _bilinear_weights(4, 8, "cpu")
+    from tfcompat.ops.image_ops import _bilinear_axis
+    y_lo, y_hi, y_l = _bilinear_axis(3, 9, "cpu")
+    x_lo, x_hi, x_l = _bilinear_axis(4, 8, "cpu")
     y_l, x_l = y_l.double().view(1, -1, 1, 1), x_l.double().view(1, 1, -1, 1)
 
     def across(rows):
@@ -203,10 +203,46 @@ def test_bilinear_channels_first_is_the_transposed_channels_last():
     np.testing.assert_array_equal(first.permute(0, 2, 3, 1).numpy(), last.numpy())
 
 
-def test_other_interpolations_configure_but_do_not_run():
-    layer = L.UpSampling2D(interpolation="Area")
-    assert layer.get_config()["interpolation"] == "area"
-    with pytest.raises(NotImplementedError, match="area"):
+@pytest.mark.parametrize("method", ["bicubic", "area", "bilinear", "nearest"])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_up_sampling_2d_is_tf_image_resize(method, data_format):
+    """UpSampling2D(size, interpolation=m) == tf.image.resize(x, size * (h, w), m), bit for
+    bit, in both formats; every method but nearest returns float32."""
+    x = torch.tensor(np.random.default_rng(5).uniform(-1, 1, (2, 4, 3, 2)), dtype=torch.float64)
+    want = tf.image.resize(x, [12, 6], method=method)
+    layer = L.UpSampling2D((3, 2), interpolation=method.upper(), dtype="float64",
+                           data_format=data_format)
+    images = x.permute(0, 3, 1, 2) if data_format == "channels_first" else x
+    out = layer(images)
+    out = out.permute(0, 2, 3, 1) if data_format == "channels_first" else out
+    assert out.dtype == (torch.float64 if method == "nearest" else torch.float32)
+    np.testing.assert_array_equal(out.numpy(), want.numpy())
+
+
+def test_area_with_integer_factors_averages_copies_back():
+    """Area up-sampling by whole factors copies every pixel (each output cell lies in one
+    input cell)."""
+    x = torch.rand(1, 3, 4, 2)
+    out = L.UpSampling2D((2, 3), interpolation="area")(x)
+    np.testing.assert_allclose(out.numpy(), np.repeat(np.repeat(x.numpy(), 2, 1), 3, 2),
+                               rtol=1e-6)
+
+
+def test_bicubic_and_area_train_through_the_layer():
+    inputs = tf.keras.Input((3, 3, 1))
+    for method in ("bicubic", "area"):
+        model = tf.keras.Model(inputs, L.UpSampling2D(interpolation=method)(inputs))
+        assert model.output_shape == (None, 6, 6, 1)
+        x = torch.rand(2, 3, 3, 1, requires_grad=True)
+        model(x).sum().backward()
+        assert x.grad is not None and x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("method", ["gaussian", "lanczos3", "lanczos5", "mitchellcubic"])
+def test_scale_and_translate_interpolations_configure_but_do_not_run(method):
+    layer = L.UpSampling2D(interpolation=method.capitalize())
+    assert layer.get_config()["interpolation"] == method
+    with pytest.raises(NotImplementedError, match=method):
         layer(torch.rand(1, 2, 2, 1))
 
 
