@@ -57,3 +57,56 @@ def test_softmax_float16_fully_masked_row_is_tf_keras():
     # TF's float16 softmax rounds in half along the way: a few float16 ulps of the exact value
     np.testing.assert_allclose(out.numpy().astype(np.float64),
                                [[0, 0, 1], [0.1192, 0, 0.8804]], rtol=3 * 2.0 ** -11, atol=0)
+
+
+# -- errors raised inside `call` carry tf_keras's call context ------------------------------
+class _Boom(L.Layer):
+    def call(self, x, training=None, extra=3):
+        raise ValueError("bad thing")
+
+
+class _Outer(L.Layer):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Boom()
+
+    def call(self, x):
+        return self.inner(x)
+
+
+def test_call_errors_are_framed_as_tf_keras_frames_them():
+    """tf_keras 2.21's text, recorded: same class, the message between the layer and its
+    arguments; only the innermost failing layer adds it."""
+    want = ("Exception encountered when calling layer '{name}' (type _Boom).\n\nbad thing\n\n"
+            "Call arguments received by layer '{name}' (type _Boom):\n"
+            "  \u2022 x=tf.Tensor(shape=(2, 3), dtype=float32)\n"
+            "  \u2022 training=None\n"
+            "  \u2022 extra=3")
+    for layer in (_Boom(name="boom"), _Outer()):
+        name = "boom" if isinstance(layer, _Boom) else layer.inner.name
+        try:
+            layer(torch.ones(2, 3))
+        except ValueError as e:
+            assert str(e) == want.format(name=name)
+        else:
+            raise AssertionError("no error")
+
+
+def test_op_errors_keep_their_class_and_the_op_message():
+    try:
+        L.Reshape((5,))(torch.ones(2, 3))
+    except tf.errors.InvalidArgumentError as e:
+        assert str(e).startswith("Exception encountered when calling layer 'reshape")
+        assert "Input to reshape is a tensor with 6 values" in e.message
+        assert e.error_code == tf.errors.INVALID_ARGUMENT
+    else:
+        raise AssertionError("no error")
+
+
+def test_errors_before_call_are_not_framed():
+    layer = L.Dense(2)
+    layer(torch.ones(1, 3))
+    try:
+        layer(torch.ones(1, 4))
+    except ValueError as e:
+        assert str(e).startswith('Input 0 of layer "dense')

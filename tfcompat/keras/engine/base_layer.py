@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ...framework import dtypes
+from ...framework import errors
 from ...framework import nest
 from ...framework import variable_protocol as protocol
 from ...framework.name_scope import name_scope as name_scope_cls
@@ -723,12 +724,17 @@ class Layer(Module):
                 if self._autocast:
                     inputs = self._maybe_cast_inputs(inputs)
                 compute_dtype = self._compute_dtype_object
-                if compute_dtype is not None and self._dtype_policy.variable_dtype != \
-                        self._dtype_policy.compute_dtype:
-                    with autocast_variable.enable_auto_cast_variables(compute_dtype):
+                try:
+                    if compute_dtype is not None and self._dtype_policy.variable_dtype != \
+                            self._dtype_policy.compute_dtype:
+                        with autocast_variable.enable_auto_cast_variables(compute_dtype):
+                            outputs = self.call(inputs, *args, **kwargs)
+                    else:
                         outputs = self.call(inputs, *args, **kwargs)
-                else:
-                    outputs = self.call(inputs, *args, **kwargs)
+                except Exception as e:  # noqa: BLE001 - re-raised with tf_keras's call context
+                    raise_with_call_info(e, self.call,
+                                         f"layer '{self._name}' (type {type(self).__name__})",
+                                         (inputs,) + tuple(args), kwargs)
                 if self._activity_regularizer is not None:
                     self._handle_activity_regularization(inputs, outputs)
                 if self._supports_masking:
@@ -982,6 +988,55 @@ def _any_keras_tensor(inputs: Any, args: tuple, kwargs: dict) -> bool:
         if isinstance(leaf, KerasTensor):
             return True
     return False
+
+
+def _format_argument(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"tf.Tensor(shape={TensorShape(tuple(value.shape))}, " \
+               f"dtype={dtypes.as_dtype(value.dtype).name})"
+    return repr(value)
+
+
+def raise_with_call_info(error: Exception, fn: Callable, display_name: str, args: tuple,
+                         kwargs: dict) -> None:
+    """Re-raise `error` (raised by `fn(*args, **kwargs)`, a layer's `call`) as tf_keras does:
+    the same class, its message framed by "Exception encountered when calling <display_name>."
+    and the call's arguments; only the innermost failing layer adds this, and an error whose
+    class cannot be rebuilt from a message, or a call whose arguments do not bind, is re-raised
+    as it is."""
+    if getattr(error, "_keras_call_info_injected", False):
+        raise error
+    try:
+        signature = inspect.signature(fn)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        raise error from None
+    lines = []
+    for parameter in signature.parameters.values():
+        if parameter.name in bound.arguments:
+            value = nest.map_structure(_format_argument, bound.arguments[parameter.name])
+        else:
+            value = parameter.default
+        lines.append(f"  \u2022 {parameter.name}={value}")
+    if not lines:
+        raise error
+    if isinstance(error, errors.OpError):
+        message = error.message
+    elif error.args:
+        message = error.args[0]
+    else:
+        message = ""
+    message = (f"Exception encountered when calling {display_name}.\n\n{message}\n\n"
+               f"Call arguments received by {display_name}:\n" + "\n".join(lines))
+    if isinstance(error, errors.OpError):
+        new = type(error)(error.node_def, error.op, message, error.error_code)
+    else:
+        try:
+            new = type(error)(message)
+        except TypeError:
+            new = RuntimeError(message)
+    new._keras_call_info_injected = True
+    raise new.with_traceback(error.__traceback__) from None
 
 
 def _convert_inputs(inputs: Any) -> Any:
