@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....framework.tensor_conversion import convert_to_tensor
-from ....ops import array_ops, creation_ops, math_ops, nn_ops, unary_ops
+from ....ops import array_ops, math_ops, nn_ops, unary_ops
 from ... import activations, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
-from . import _fused, _loop
+from . import _fused
 from ._cell_args import (cell_arguments_config, forward_to_cell, set_cell_arguments,
                          validate_units)
 from ._dropout_mask import DropoutRNNCellMixin
-from .base_rnn import RNN, generate_zero_filled_state_for_cell
+from ._fused_layer import FusedRNN
+from .base_rnn import generate_zero_filled_state_for_cell
 
 __all__ = ["LSTMCell", "LSTM"]
 
@@ -162,8 +162,14 @@ class LSTMCell(DropoutRNNCellMixin, Layer):
 
 
 @keras_export("keras.layers.LSTM")
-class LSTM(DropoutRNNCellMixin, RNN):
+class LSTM(FusedRNN):
     """Long short-term memory (tf_keras 2.x `LSTM`, Hochreiter 1997)."""
+
+    _mode = "lstm"
+    _gates = 4
+    _params = staticmethod(_fused.lstm_params)
+    _layer_args = _LAYER_ARGS
+    _runtime_attr = "return_runtime"
 
     def __init__(self, units: int, activation: Any = "tanh",
                  recurrent_activation: Any = "sigmoid", use_bias: bool = True,
@@ -204,61 +210,6 @@ class LSTM(DropoutRNNCellMixin, RNN):
         self._could_use_gpu_kernel = (fused_activations(self.activation,
                                                         self.recurrent_activation)
                                       and recurrent_dropout == 0 and not unroll and use_bias)
-
-    def call(self, inputs: Any, mask: Any = None, training: Any = None,
-             initial_state: Any = None) -> Any:
-        inputs, initial_state, _ = self._process_inputs(inputs, initial_state, None)
-        if isinstance(mask, list):
-            mask = mask[0]
-        result = None
-        if self._could_use_gpu_kernel:
-            result = self._fused_call(inputs, initial_state, mask, training)
-        if result is None:
-            self._reset_dropout_masks()
-            cell = self.cell
-
-            def step(step_inputs: Any, states: Any) -> Any:
-                return cell(step_inputs, list(states), training=training)
-            result = _loop.rnn(step, inputs, initial_state, go_backwards=self.go_backwards,
-                               mask=mask, time_major=self.time_major,
-                               zero_output_for_mask=self.zero_output_for_mask,
-                               return_all_outputs=self.return_sequences)
-        last_output, outputs, states = result
-        output = self._finish(last_output, outputs, states)
-        if self.return_runtime and not self.return_state:
-            return output, creation_ops.zeros([], dtype="float32")
-        return output
-
-    def _fused_call(self, inputs: Any, initial_state: list, mask: Any, training: Any) -> Any:
-        self.reset_dropout_mask()
-        # tf_keras's fast path masks the whole sequence at once (a mask per step)
-        dropout_mask = self.get_dropout_mask_for_cell(inputs, training, count=4)
-        x = inputs * dropout_mask[0] if dropout_mask is not None else inputs
-        cell = self.cell
-        params = _fused.lstm_params(convert_to_tensor(cell.kernel),
-                                    convert_to_tensor(cell.recurrent_kernel),
-                                    convert_to_tensor(cell.bias))
-        states = [convert_to_tensor(s) for s in initial_state]
-        result = _fused.fused_rnn("lstm", x, states, params, mask, self.time_major,
-                                  self.go_backwards, self.zero_output_for_mask)
-        self.reset_dropout_mask()
-        if result is not None and not self.return_sequences:
-            last, _, states = result
-            result = (last, last.unsqueeze(0 if self.time_major else 1), states)
-        return result
-
-    def get_config(self) -> dict:
-        config = cell_arguments_config(self, _LAYER_ARGS)
-        base_config = super().get_config()
-        del base_config["cell"]
-        return dict(list(base_config.items()) + list(config.items()))
-
-    @classmethod
-    def from_config(cls, config: dict, custom_objects: Any = None) -> "LSTM":
-        config = dict(config)
-        if config.get("implementation") == 0:
-            config["implementation"] = 1
-        return cls(**config)
 
 
 forward_to_cell(LSTM, _CELL_ARGS)
