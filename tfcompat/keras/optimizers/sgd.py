@@ -19,6 +19,7 @@ to 0 and never moves, float32 and float64 keep tiny steps).
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Optional
 
 import torch
@@ -140,9 +141,72 @@ def _momentum_tensor(momentum: float, like: torch.Tensor) -> torch.Tensor:
     return multi_tensor.scalar(momentum, like.dtype, like.device)
 
 
+class _ScratchPlan:
+    """Batches of whole tensors through the scratch, for tensors that each fit in it.
+
+    Made once per layout (the tensors' shapes and the scratch) and kept in the caller's
+    workspace: `batches` holds `(start, stop, views, aligned)`, `views` being pieces of the
+    scratch shaped as tensors `start:stop` (the scratch is the caller's own memory, never a
+    variable's: caching views of it cannot alias anything a user holds). A step is then one
+    `mul` into a view per tensor and one fused kernel per batch, with no views made.
+    """
+
+    __slots__ = ("key", "scratch", "batches")
+
+    def __init__(self, key: list, shapes: list, scratch: torch.Tensor) -> None:
+        self.key = key
+        self.scratch = scratch
+        dtype = scratch.dtype
+        self.batches = []
+        start, used = 0, 0
+        sizes = [s.numel() for s in shapes]
+        for i in range(len(sizes) + 1):
+            if i == len(sizes) or (i > start and used + sizes[i] > scratch.numel()):
+                if i > start:
+                    flat = scratch[:used]
+                    views = [v.view(shape) for v, shape in zip(flat.split(sizes[start:i]), shapes[start:i])]
+                    aligned = dtype in _ITEMSIZE and all(_aligned(n, dtype) for n in sizes[start:i])
+                    self.batches.append((start, i, views, aligned))
+                start, used = i, 0
+            if i < len(sizes):
+                used += sizes[i]
+
+
+def _whole_through_scratch(params: list, grads: list, momentum_buffers: list, lr: Any, momentum: float,
+                           plan: _ScratchPlan) -> None:
+    """TF's momentum update of tensors that each fit in the scratch (see `_ScratchPlan`)."""
+    mul = torch.mul
+    for start, stop, views, aligned in plan.batches:
+        for g, view in zip(grads[start:stop], views):
+            mul(g, lr, out=view)                                          # g * lr, into the scratch
+        _fused_update(params[start:stop], views, momentum_buffers[start:stop], momentum, aligned)
+
+
+def _layout_key(params: list, sizes: list) -> list:
+    """What a cached layout of `params` depends on: their sizes when all are vectors (cheap to
+    read), else their shapes."""
+    if all(map(_is_one, map(torch.Tensor.dim, params))):
+        return sizes
+    return list(map(_shape_of, params))
+
+
+_is_one = (1).__eq__
+_shape_of = operator.attrgetter("shape")
+
+
 def _through_scratch(params: list, grads: list, momentum_buffers: Optional[list], scratch: torch.Tensor,
-                     lr: Any, momentum: float, nesterov: bool) -> None:
+                     lr: Any, momentum: float, nesterov: bool, workspace: Optional[dict] = None,
+                     sizes: Optional[list] = None) -> None:
     """`_step` for big tensors, with `g * lr` computed into `scratch` a batch at a time."""
+    if (workspace is not None and momentum_buffers and _fused_ok(scratch, nesterov)
+            and max(sizes) <= scratch.numel()):
+        key = _layout_key(params, sizes)
+        plan = workspace.get("scratch")
+        if plan is None or plan.scratch is not scratch or plan.key != key:
+            shapes = [p.shape for p in params] if key is sizes else key
+            plan = workspace["scratch"] = _ScratchPlan(key, shapes, scratch)
+        _whole_through_scratch(params, grads, momentum_buffers, lr, momentum, plan)
+        return
     pieces = []  # (param, grad, buffer) flat views of at most scratch.numel() elements
     for i, (p, g) in enumerate(zip(params, grads)):
         b = momentum_buffers[i] if momentum_buffers else None
@@ -240,15 +304,26 @@ def _batches(sizes: list) -> list:
 
 
 def _flat_fused_step(params: list, grads: list, momentum_buffers: list, lr: Any, momentum: float,
-                     layout: _FlatLayout) -> None:
+                     layout: _FlatLayout, momentum_flat: Optional[torch.Tensor] = None) -> None:
     """TF's momentum update of many small tensors: `g * lr` on one flat copy, then the fused
-    kernel over the tensors themselves (see `_fused_update`)."""
+    kernel over the tensors themselves (see `_fused_update`). `momentum_flat`: a 1-d tensor
+    the accumulators are consecutive views of, in order, or None; with it, lengths the
+    one-kernel form cannot take get `accum * momentum` in one pass over it instead of a
+    per-tensor loop (2000 x 100: one kernel instead of 2000)."""
     vectors = type(layout.key[0]) is int
+    premultiplied = momentum_flat is not None and not (layout.aligned and _one_kernel(momentum, params[0].dtype))
+    if premultiplied:
+        momentum_flat.mul_(_momentum_tensor(momentum, momentum_flat))                # accum * m
     for start, stop, flat, views in layout.batches:
         gs = grads[start:stop]
         torch.cat(gs if vectors else _flat(gs), out=flat)
         flat.mul_(lr)                                                               # g * lr
-        _fused_update(params[start:stop], views, momentum_buffers[start:stop], momentum, layout.aligned)
+        if premultiplied:  # (then `buf - g*lr`, `var + buf`: see _fused_update)
+            torch._fused_sgd_(params[start:stop], views, momentum_buffers[start:stop], weight_decay=0.0,
+                              momentum=1.0, lr=-1.0, dampening=2.0, nesterov=False, maximize=False,
+                              is_first_step=False)
+        else:
+            _fused_update(params[start:stop], views, momentum_buffers[start:stop], momentum, layout.aligned)
 
 
 def _flat_step(params: list, grads: list, momentum_buffers: Optional[list], lr: Any,
@@ -283,7 +358,8 @@ def _flat_step(params: list, grads: list, momentum_buffers: Optional[list], lr: 
 
 def sgd(params: list, grads: list, momentum_buffers: Optional[list], *, lr: torch.Tensor,
         momentum: float = 0.0, nesterov: bool = False, scratch: Optional[torch.Tensor] = None,
-        workspace: Optional[dict] = None, sizes: Optional[list] = None, **unused: Any) -> None:
+        workspace: Optional[dict] = None, sizes: Optional[list] = None,
+        momentum_flat: Optional[torch.Tensor] = None, **unused: Any) -> None:
     """One tf_keras SGD step over tensors of one device and dtype, in place.
 
     `params`, `grads` and `momentum_buffers` (None without momentum) are
@@ -318,28 +394,25 @@ def sgd(params: list, grads: list, momentum_buffers: Optional[list], *, lr: torc
             pick = lambda ts, idx: [ts[i] for i in idx]  # noqa: E731
             _through_scratch(pick(params, big), pick(grads, big),
                              pick(momentum_buffers, big) if momentum_buffers else None, scratch, lr, momentum,
-                             nesterov)
+                             nesterov, workspace.setdefault("big", {}) if workspace is not None else None,
+                             pick(sizes, big))
             if len(big) == len(params):
                 return
             chosen = set(big)
             small = [i for i in range(len(params)) if i not in chosen]
             params, grads, sizes = pick(params, small), pick(grads, small), pick(sizes, small)
             momentum_buffers = pick(momentum_buffers, small) if momentum_buffers else None
+            momentum_flat = None  # (it covers every accumulator, not these)
     if params[0].device.type == "cpu" and len(params) >= _FLAT_MIN_TENSORS:
         if momentum_buffers and _fused_ok(params[0], nesterov):
             # (the layout's key: sizes are cheap to read, a shape is not (about 1 us a tensor))
-            vectors = all(p.dim() == 1 for p in params)
-            if vectors:
-                key = sizes if sizes is not None and len(sizes) == len(params) else \
-                    list(map(torch.Tensor.numel, params))
-            else:
-                key = [p.shape for p in params]
+            key = _layout_key(params, sizes)
             layout = workspace.get("flat") if workspace is not None else None
             if layout is None or layout.key != key:
-                layout = _FlatLayout(key, [p.shape for p in params] if vectors else key, params[0])
+                layout = _FlatLayout(key, [p.shape for p in params] if key is sizes else key, params[0])
                 if workspace is not None:
                     workspace["flat"] = layout
-            _flat_fused_step(params, grads, momentum_buffers, lr, momentum, layout)
+            _flat_fused_step(params, grads, momentum_buffers, lr, momentum, layout, momentum_flat)
             return
         _flat_step(params, grads, momentum_buffers, lr, momentum, nesterov)
         return
@@ -415,10 +488,50 @@ class SGD(OptimizerV2):
                                   coefficients: dict) -> None:
         params = group.params()
         sizes = list(map(torch.Tensor.numel, params))
-        sgd(params, grads, group.slot("momentum") if self._momentum else None,
-            nesterov=self.nesterov, scratch=self._scratch(group, sizes),
-            workspace=self.__dict__.setdefault("_workspaces", {}).setdefault(group.key, {}),
-            sizes=sizes, **coefficients)
+        workspace = self.__dict__.setdefault("_workspaces", {}).setdefault(group.key, {})
+        buffers = group.slot("momentum") if self._momentum else None
+        momentum_flat = None
+        if buffers and self._wants_flat_momentum(group, params, sizes):
+            momentum_flat = self._flat_momentum(group, buffers, workspace)
+            if momentum_flat is not None:
+                buffers = workspace["momentum_flat"][1]  # (the slots' storage now, the same tensors)
+        sgd(params, grads, buffers, nesterov=self.nesterov, scratch=self._scratch(group, sizes),
+            workspace=workspace, sizes=sizes, momentum_flat=momentum_flat, **coefficients)
+
+    def _wants_flat_momentum(self, group: multi_tensor.DenseGroup, params: list, sizes: list) -> bool:
+        """Whether `sgd` would run `accum * momentum` as a loop of per-tensor kernels here: many
+        small CPU tensors of a fused dtype, not all of lengths the one-kernel form takes."""
+        return (not self.nesterov and group.device.type == "cpu" and group.dtype in _FUSED_DTYPES
+                and len(params) >= _FLAT_MIN_TENSORS and max(sizes) <= _CPU_TEMPORARY_LIMIT
+                and not all(_aligned(n, group.dtype) for n in sizes))
+
+    def _flat_momentum(self, group: multi_tensor.DenseGroup, buffers: list, workspace: dict
+                       ) -> Optional[torch.Tensor]:
+        """A flat tensor the group's momentum slots are consecutive views of (lock held), or None.
+
+        The slots are this optimizer's own variables: their storage is moved, once, into views
+        of one buffer (`Resource.replace`, as a restore does), so that `accum * momentum` is one
+        kernel. Reads of a slot stay snapshots (torch's copy-on-write works per storage: a
+        write to the buffer copies it away from any read that still shares it). Whenever a
+        slot's storage is no longer its view (a restore, an assign that replaced it), the
+        buffer is made again from the current values; slots whose live tensor was handed to
+        outside code (`Variable.handle`) are never moved.
+        """
+        entry = workspace.get("momentum_flat")
+        if entry is not None and len(entry[1]) == len(buffers) and all(map(operator.is_, buffers, entry[1])):
+            return entry[0]
+        workspace.pop("momentum_flat", None)
+        cells = group.slot_cells["momentum"]
+        if any(c.handed_out for c in cells):
+            return None
+        flat = torch.cat([b.reshape(-1) for b in buffers])
+        views = [piece.view(b.shape) for piece, b in zip(flat.split([b.numel() for b in buffers]), buffers)]
+        for cell, view in zip(cells, views):
+            cell.replace(view)
+        if not all(cell.value is view for cell, view in zip(cells, views)):
+            return None  # (storage torch would not share lazily: stays per tensor)
+        workspace["momentum_flat"] = (flat, views)
+        return flat
 
     def _scratch(self, group: multi_tensor.DenseGroup, sizes: list) -> Optional[torch.Tensor]:
         """The scratch `sgd` uses for big CPU tensors of the group's dtype (one per optimizer and
