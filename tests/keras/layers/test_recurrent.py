@@ -362,3 +362,12 @@ def test_stateful_refused_under_a_strategy(strategy):
     with strategy.scope():
         with pytest.raises(ValueError, match="Stateful RNNs"):
             L.LSTM(2, stateful=True)
+
+
+@pytest.mark.parametrize("cls", ["SimpleRNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("shape", [(None, 5, 2), (4, 5, 2)])  # (a list is a list of shapes, as tf_keras)
+def test_build_takes_a_plain_tuple_or_list_shape(cls, shape):
+    layer = getattr(tf.keras.layers, cls)(3)
+    layer.build(shape)
+    assert layer.built and layer.weights[0].shape.as_list()[0] == 2
+    assert layer(torch.ones(1, 5, 2)).shape == (1, 3)

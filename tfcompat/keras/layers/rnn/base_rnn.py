@@ -247,7 +247,8 @@ class RNN(Layer):
             dims = TensorShape(shape).as_list()
             return TensorShape(dims[1:] if self.time_major else [dims[0]] + dims[2:])
 
-        if isinstance(input_shape, TensorShape) or not nest.is_nested(input_shape):
+        if isinstance(input_shape, TensorShape) or not nest.is_nested(input_shape) or all(
+                d is None or isinstance(d, int) for d in input_shape):  # one shape as a tuple
             input_shape = TensorShape(input_shape)
             spec = get_input_spec(input_shape)
             step_input_shape = get_step_input_shape(input_shape)
