@@ -430,3 +430,17 @@ def test_any_non_finite_value_skips(bad, dtype):
                          (tf.zeros((0,)), tf.Variable(tf.zeros((0,))))])
     assert float(opt.loss_scale) == 4.0 and not np.any(var.numpy())
     np.testing.assert_array_equal(other.numpy(), [1.0, 2.0])
+
+
+def test_optimizers_serialize_deserialize_and_get_know_the_wrapper():
+    """tf_keras 2.21's record (recorded): module, class and registered name."""
+    import tfcompat as tf
+    opt = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1),
+                                                      initial_scale=8.0)
+    record = tf.keras.optimizers.serialize(opt)
+    assert record["module"] == "tf_keras.src.mixed_precision.loss_scale_optimizer"
+    assert record["class_name"] == record["registered_name"] == "LossScaleOptimizer"
+    assert record["config"]["inner_optimizer"]["class_name"] == "SGD"
+    for back in (tf.keras.optimizers.deserialize(record), tf.keras.optimizers.get(record)):
+        assert type(back) is type(opt) and back.initial_scale == 8.0
+        assert type(back.inner_optimizer).__name__ == "SGD"

@@ -39,8 +39,16 @@ def serialize(optimizer: OptimizerV2, use_legacy_format: bool = False) -> dict:
     if use_legacy_format:
         return {"class_name": name, "config": config}
     builtin = _BY_NAME.get(name.lower()) is type(optimizer)
-    return {"module": "keras.optimizers.legacy" if builtin else type(optimizer).__module__,
-            "class_name": name, "config": config, "registered_name": None if builtin else name}
+    module = "keras.optimizers.legacy" if builtin else type(optimizer).__module__
+    if type(optimizer) is _loss_scale_optimizer_class():
+        module = "tf_keras.src.mixed_precision.loss_scale_optimizer"  # what tf_keras writes
+    return {"module": module, "class_name": name, "config": config,
+            "registered_name": None if builtin else name}
+
+
+def _loss_scale_optimizer_class() -> type:
+    from ..mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+    return LossScaleOptimizer
 
 
 def deserialize(config: dict, custom_objects: Optional[dict] = None,
@@ -50,6 +58,8 @@ def deserialize(config: dict, custom_objects: Optional[dict] = None,
         raise ValueError(f"Could not interpret optimizer identifier: {config!r}")
     name = config["class_name"]
     cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    if cls is None and name.lower() in ("lossscaleoptimizer", "lossscaleoptimizerv1"):
+        cls = _loss_scale_optimizer_class()
     if cls is None:
         raise ValueError(f"Unknown optimizer: '{name}'. Please ensure you are using a "
                          "`keras.utils.custom_object_scope` and that this object is included in "
