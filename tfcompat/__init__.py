@@ -5,6 +5,12 @@ This module only re-exports; each name lives where its concept does.
 
 import torch as _torch
 
+# The ops dispatch on Keras symbolic tensors (framework/symbolic_dispatch.py): wrapped where
+# they are defined, before any other module takes a reference to one.
+from . import ops as _ops
+from .framework import symbolic_dispatch as _symbolic_dispatch
+_symbolic_dispatch.install_package_ops(_ops)
+
 from . import bitwise, compat, config, distribute, errors, image, keras, linalg, math, nn, optimizers
 from . import random
 from . import debugging

@@ -15,6 +15,7 @@ on the KerasTensor, before any conversion) must not become a layer of its own: k
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
 import types
@@ -71,11 +72,14 @@ def _dispatching() -> set:
     return frames
 
 
+_WRAPPER_CODES: set = set()  # id() of every wrapper's code object
+
+
 def inside_op_call() -> bool:
     """Whether the caller runs inside the body of a wrapped op (not inside its dispatch)."""
     frame = sys._getframe(1)
     while frame is not None:
-        if frame.f_code is _WRAPPER_CODE:
+        if id(frame.f_code) in _WRAPPER_CODES:
             return id(frame) not in _dispatching()
         frame = frame.f_back
     return False
@@ -84,7 +88,7 @@ def inside_op_call() -> bool:
 def _dispatch(wrapper: Callable, frame: Any, args: tuple, kwargs: dict) -> Any:
     outer = frame.f_back
     while outer is not None:  # an op called by another wrapped op: the outer one dispatches
-        if outer.f_code is _WRAPPER_CODE and id(outer) not in _dispatching():
+        if id(outer.f_code) in _WRAPPER_CODES and id(outer) not in _dispatching():
             raise SymbolicTensorError(f"{api_name(wrapper)} called on a symbolic tensor")
         outer = outer.f_back
     frames = _dispatching()
@@ -95,7 +99,7 @@ def _dispatch(wrapper: Callable, frame: Any, args: tuple, kwargs: dict) -> Any:
         frames.discard(id(frame))
 
 
-def _make_wrapper(fn: Callable) -> Callable:
+def _generic_wrapper(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
@@ -106,17 +110,84 @@ def _make_wrapper(fn: Callable) -> Callable:
     return wrapper
 
 
-_WRAPPER_CODE = _make_wrapper(len).__code__
+def _recorded_call(names: tuple, kwonly: tuple, defaults: dict, values: tuple) -> tuple:
+    """`(args, kwargs)` of a call as the caller made it, up to arguments equal (`is`) to
+    their defaults: the first argument positionally, the others by name."""
+    named = dict(zip(names + kwonly, values))
+    first = names[0]
+    kwargs = {k: v for k, v in named.items()
+              if k != first and not (k in defaults and v is defaults[k])}
+    return (named[first],), kwargs
+
+
+_TEMPLATE = """
+def make(fn, defaults, recorded, names, kwonly, dispatch, contains, state, getframe):
+    def {name}({params}):
+        try:
+            return fn({call})
+        except Exception:
+            if state.handler_missing() or not contains(({values},)):
+                raise
+        args, kwargs = recorded(names, kwonly, defaults, ({values},))
+        return dispatch(wrapper[0], getframe(), args, kwargs)
+    wrapper = [{name}]
+    return {name}
+"""
+
+
+class _HandlerState:
+    @staticmethod
+    def handler_missing() -> bool:
+        return _handler is None
+
+
+def _make_wrapper(fn: Callable) -> Callable:
+    """A wrapper with `fn`'s own parameters (no `*args` packing: the eager path pays one
+    plain call); functions taking `*args`/`**kwargs` or positional-only ones get a generic
+    wrapper."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+    params = list(signature.parameters.values()) if signature is not None else []
+    simple = signature is not None and params and all(
+        p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params) and \
+        params[0].kind == params[0].POSITIONAL_OR_KEYWORD and \
+        all(p.name.isidentifier() and not p.name.startswith("__") for p in params)
+    if not simple:
+        wrapper = _generic_wrapper(fn)
+    else:
+        names = tuple(p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD)
+        kwonly = tuple(p.name for p in params if p.kind == p.KEYWORD_ONLY)
+        defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        parts, seen_kwonly = [], False
+        for p in params:
+            if p.kind == p.KEYWORD_ONLY and not seen_kwonly:
+                parts.append("*")
+                seen_kwonly = True
+            parts.append(f"{p.name}=defaults[{p.name!r}]" if p.name in defaults else p.name)
+        call = ", ".join(list(names) + [f"{k}={k}" for k in kwonly])
+        name = fn.__name__ if fn.__name__.isidentifier() else "wrapper"
+        source = _TEMPLATE.format(name=name, params=", ".join(parts), call=call,
+                                  values=", ".join(names + kwonly))
+        namespace: dict = {}
+        exec(compile(source, f"<tfcompat dispatch wrapper of {fn.__qualname__}>", "exec"),
+             {"defaults": defaults}, namespace)
+        wrapper = namespace["make"](fn, defaults, _recorded_call, names, kwonly, _dispatch,
+                                    contains_symbolic, _HandlerState, sys._getframe)
+    _WRAPPER_CODES.add(id(wrapper.__code__))
+    return wrapper
 
 
 def dispatch_support(fn: Callable) -> Callable:
     """`fn` wrapped for symbolic dispatch (idempotent; one wrapper per function)."""
-    if getattr(fn, "__code__", None) is _WRAPPER_CODE:
+    if getattr(fn, "_tf_dispatch_wrapper", False):
         return fn
     wrapper = _wrappers.get(id(fn))
     if wrapper is None:
         wrapper = functools.wraps(fn)(_make_wrapper(fn))
         wrapper._tf_api_names = []  # type: ignore[attr-defined]
+        wrapper._tf_dispatch_wrapper = True  # type: ignore[attr-defined]
         _wrappers[id(fn)] = wrapper
     return wrapper
 
@@ -126,7 +197,7 @@ def _is_op(value: Any, module: types.ModuleType) -> bool:
         return False
     home = getattr(value, "__module__", "") or ""
     return home.startswith("tfcompat.ops") or home == module.__name__ or (
-        home.startswith("tfcompat.") and getattr(value, "__code__", None) is _WRAPPER_CODE)
+        home.startswith("tfcompat.") and getattr(value, "_tf_dispatch_wrapper", False))
 
 
 def install(module: types.ModuleType, prefix: str, skip: Iterable[str] = ()) -> None:
@@ -152,6 +223,33 @@ def install(module: types.ModuleType, prefix: str, skip: Iterable[str] = ()) -> 
         _by_name.setdefault(path, wrapper)
         if value is not wrapper:
             setattr(module, name, wrapper)
+
+
+def install_in_place(module: types.ModuleType) -> None:
+    """Wrap, in their defining module, the functions `module` defines (no API path).
+
+    Done for the op modules before the rest of the package imports them, so every holder
+    of an op (`tf.nn.silu`, `tfcompat.ops.silu`, keras's activation table) holds the one
+    wrapper; an op calling another through its module pays one wrapper call.
+    """
+    for name, value in list(vars(module).items()):
+        if name.startswith("__") or not isinstance(value, types.FunctionType):
+            continue
+        if value.__module__ != module.__name__:
+            continue
+        setattr(module, name, dispatch_support(value))
+
+
+def install_package_ops(package: types.ModuleType) -> None:
+    """`install_in_place` over every module of the ops package, then its re-exports."""
+    import pkgutil
+    import importlib
+    for info in pkgutil.iter_modules(package.__path__):
+        install_in_place(importlib.import_module(f"{package.__name__}.{info.name}"))
+    for name, value in list(vars(package).items()):
+        if isinstance(value, types.FunctionType) and not name.startswith("__") and (
+                value.__module__ or "").startswith(package.__name__):
+            setattr(package, name, dispatch_support(value))
 
 
 # TF's canonical API name where it differs from the path a function is exported under
