@@ -10,6 +10,8 @@ between tf_keras and tfcompat. Rebuilding resolves classes through the registry 
 
 from __future__ import annotations
 
+import json
+
 from typing import Any, Dict, List
 
 from ...framework import nest
@@ -65,14 +67,8 @@ def get_network_config(model: Any) -> dict:
             if getattr(layer, "_preserve_input_structure_in_config", False):
                 inbound.append(_op_node_data(layer, node, ref))
                 continue
-            first, rest = node.call_args[0], node.call_args[1:]
-            kwargs = {k: v for k, v in node.call_kwargs.items() if k != "mask"}
-            if rest or any(isinstance(v, type(first)) for v in kwargs.values()
-                           if hasattr(v, "_keras_history")):
-                raise NotImplementedError(
-                    f"Layer {layer.name} was called with extra tensor arguments; tfcompat's "
-                    "get_config records a layer's first argument and plain keyword values.")
-            inbound.append([ref(kt, kwargs) for kt in nest.flatten(first)])
+            kwargs = _call_arguments(layer, node, ref, drop=("mask",))
+            inbound.append([ref(kt, kwargs) for kt in nest.flatten(node.call_args[0])])
         entry["inbound_nodes"] = inbound
         layers.append(entry)
     return {
@@ -101,21 +97,7 @@ def _plain_value(value: Any) -> Any:
     return value
 
 
-def _op_node_data(layer: Any, node: Any, ref: Any) -> Any:
-    """tf_keras's node data for an op layer (TFOpLambda): the first argument's structure
-    kept, each tensor `[layer, node, tensor, kwargs]`, each constant `["_CONSTANT_VALUE", -1,
-    value, kwargs]`; the other arguments go in `kwargs` by parameter name, tensors among
-    them as `[layer, node, tensor]`."""
-    spec = layer._get_call_spec()
-    first, rest = node.call_args[0], node.call_args[1:]
-    names = spec.arg_names[1:]
-    if len(rest) > len(names):
-        raise ValueError(
-            f"Layer {layer.name} was called with {len(rest) + 1} positional arguments; its "
-            "function takes them as `*args`, which a config cannot name.")
-    arguments = dict(zip(names, rest))
-    arguments.update(node.call_kwargs)
-
+def _plain_argument(ref: Any) -> Any:
     def plain(value: Any) -> Any:
         if isinstance(value, KerasTensor):
             return ref(value, {})[:3]
@@ -124,8 +106,41 @@ def _op_node_data(layer: Any, node: Any, ref: Any) -> Any:
         if isinstance(value, dict):
             return {k: plain(v) for k, v in value.items()}
         return _plain_value(value)
+    return plain
 
+
+def _call_arguments(layer: Any, node: Any, ref: Any, drop: tuple = ()) -> dict:
+    """tf_keras's node kwargs: every call argument after the first, by parameter name, with
+    Keras tensors among them as `[layer, node, tensor]` (`MultiHeadAttention(q, v)`'s value,
+    an RNN's `initial_state`); the first argument's tensors carry this dict."""
+    spec = layer._get_call_spec()
+    rest = node.call_args[1:]
+    names = spec.arg_names[1:]
+    if len(rest) > len(names):
+        raise ValueError(
+            f"Layer {layer.name} was called with {len(rest) + 1} positional arguments; its "
+            "function takes them as `*args`, which a config cannot name.")
+    arguments = dict(zip(names, rest))
+    arguments.update({k: v for k, v in node.call_kwargs.items() if k not in drop})
+    plain = _plain_argument(ref)
     kwargs = {k: plain(v) for k, v in arguments.items()}
+    try:
+        json.dumps(kwargs)
+    except TypeError:
+        types = {k: type(v).__name__ for k, v in arguments.items()}
+        raise TypeError(f"Layer {layer.name} was passed non-JSON-serializable arguments. "
+                        f"Arguments had types: {types}. They cannot be serialized out when "
+                        "saving the model.") from None
+    return kwargs
+
+
+def _op_node_data(layer: Any, node: Any, ref: Any) -> Any:
+    """tf_keras's node data for an op layer (TFOpLambda): the first argument's structure
+    kept, each tensor `[layer, node, tensor, kwargs]`, each constant `["_CONSTANT_VALUE", -1,
+    value, kwargs]`; the other arguments go in `kwargs` by parameter name, tensors among
+    them as `[layer, node, tensor]`."""
+    kwargs = _call_arguments(layer, node, ref)
+    plain = _plain_argument(ref)
 
     def first_arg(value: Any) -> Any:
         if isinstance(value, KerasTensor):
