@@ -120,17 +120,20 @@ def _recorded_call(names: tuple, kwonly: tuple, defaults: dict, values: tuple) -
     return (named[first],), kwargs
 
 
+# (the closure's names start with "__", which no wrapped parameter may: an op's parameter
+# named like one of them, `fn` say, would shadow it)
 _TEMPLATE = """
-def make(fn, defaults, recorded, names, kwonly, dispatch, contains, state, getframe):
+def make(__fn, __defaults, __recorded, __names, __kwonly, __dispatch, __contains, __state,
+         __getframe):
     def {name}({params}):
         try:
-            return fn({call})
+            return __fn({call})
         except Exception:
-            if state.handler_missing() or not contains(({values},)):
+            if __state.handler_missing() or not __contains(({values},)):
                 raise
-        args, kwargs = recorded(names, kwonly, defaults, ({values},))
-        return dispatch(wrapper[0], getframe(), args, kwargs)
-    wrapper = [{name}]
+        __args, __kwargs = __recorded(__names, __kwonly, __defaults, ({values},))
+        return __dispatch(__wrapper[0], __getframe(), __args, __kwargs)
+    __wrapper = [{name}]
     return {name}
 """
 
@@ -165,14 +168,15 @@ def _make_wrapper(fn: Callable) -> Callable:
             if p.kind == p.KEYWORD_ONLY and not seen_kwonly:
                 parts.append("*")
                 seen_kwonly = True
-            parts.append(f"{p.name}=defaults[{p.name!r}]" if p.name in defaults else p.name)
+            parts.append(f"{p.name}=__defaults_of_op[{p.name!r}]" if p.name in defaults
+                         else p.name)
         call = ", ".join(list(names) + [f"{k}={k}" for k in kwonly])
         name = fn.__name__ if fn.__name__.isidentifier() else "wrapper"
         source = _TEMPLATE.format(name=name, params=", ".join(parts), call=call,
                                   values=", ".join(names + kwonly))
         namespace: dict = {}
         exec(compile(source, f"<tfcompat dispatch wrapper of {fn.__qualname__}>", "exec"),
-             {"defaults": defaults}, namespace)
+             {"__defaults_of_op": defaults}, namespace)
         wrapper = namespace["make"](fn, defaults, _recorded_call, names, kwonly, _dispatch,
                                     contains_symbolic, _HandlerState, sys._getframe)
     _WRAPPER_CODES.add(id(wrapper.__code__))
