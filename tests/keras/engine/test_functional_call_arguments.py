@@ -57,3 +57,48 @@ def test_non_json_arguments_raise_tf_keras_type_error():
         assert "was passed non-JSON-serializable arguments" in str(e)
     else:
         raise AssertionError("no error")
+
+
+# -- RNN states from Keras tensors join the node's inputs, as tf_keras records them ---------
+def _fixture():
+    import os
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "state_input_configs.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def _nodes(config):
+    return {layer["name"]: layer["inbound_nodes"] for layer in config["config"]["layers"]}
+
+
+def test_rnn_state_inputs_config_equals_tf_keras():
+    from tests.keras.engine.gen_state_input_configs import models
+    tf.keras.backend.clear_session()
+    ours = {name: json.loads(m.to_json()) for name, m in models(tf.keras).items()}
+    theirs = _fixture()
+    for name in ("lstm", "bidirectional"):
+        assert _nodes(ours[name]) == _nodes(theirs[name]), name
+
+
+def test_tf_keras_configs_with_state_inputs_rebuild_and_run():
+    rng = np.random.default_rng(2)
+    for name, config in _fixture().items():
+        model = tf.keras.models.model_from_json(json.dumps(config))
+        data = [rng.uniform(size=(2,) + tuple(x.shape[1:])).astype("f") for x in model.inputs]
+        out = model(data)
+        assert out.shape[0] == 2
+        rebuilt = tf.keras.Model.from_config(model.get_config())
+        rebuilt.set_weights(model.get_weights())
+        np.testing.assert_array_equal(rebuilt(data).numpy(), out.numpy())
+
+
+def test_state_inputs_give_the_eager_result():
+    rng = np.random.default_rng(3)
+    x, h = tf.keras.Input((5, 3)), tf.keras.Input((2,))
+    bi = L.Bidirectional(L.SimpleRNN(2))
+    model = tf.keras.Model([x, h], bi(x, initial_state=[h, h]))
+    a, b = rng.uniform(size=(2, 5, 3)).astype("f"), rng.uniform(size=(2, 2)).astype("f")
+    np.testing.assert_array_equal(model([a, b]).numpy(), bi(a, initial_state=[b, b]).numpy())
+    rnn = L.GRU(2)
+    model = tf.keras.Model([x, h], rnn(x, initial_state=[h]))
+    np.testing.assert_array_equal(model([a, b]).numpy(), rnn(a, initial_state=[b]).numpy())

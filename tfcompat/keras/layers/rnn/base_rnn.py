@@ -305,13 +305,32 @@ class RNN(Layer):
                     "tensor that was returned by a TF-Keras layer  or by `Input` during "
                     f"Functional model construction). Received: initial_state={initial_state}, "
                     f"constants={constants}")
-        if initial_state is not None:
-            if not self.built:
-                self._validate_initial_state(initial_state)
-            kwargs["initial_state"] = initial_state
+        if initial_state is not None and not self.built:
+            self._validate_initial_state(initial_state)
         if constants is not None:
             object.__setattr__(self, "_num_constants", len(constants))
+        if flat_extra and isinstance(flat_extra[0], KerasTensor):
+            # tf_keras: symbolic states and constants join the inputs (`[inputs, *states,
+            # *constants]`, which `call` splits again), so the graph and its config record
+            # them as inputs of the node
+            extra = list(initial_state or []) + list(constants or [])
+            previous_spec = self._input_spec
+            temporary = None
+            if self.built and previous_spec is not None:
+                temporary = list(nest.flatten(previous_spec)) + [None] * len(extra)
+            object.__setattr__(self, "_input_spec", temporary)
+            try:
+                return self._call_checked([inputs] + extra, kwargs)
+            finally:
+                if self._input_spec is temporary:  # (else `build` just set the inputs' spec)
+                    object.__setattr__(self, "_input_spec", previous_spec)
+        if initial_state is not None:
+            kwargs["initial_state"] = initial_state
+        if constants is not None:
             kwargs["constants"] = constants
+        return self._call_checked(inputs, kwargs)
+
+    def _call_checked(self, inputs: Any, kwargs: dict) -> Any:
         symbolic_call = any(isinstance(t, KerasTensor) for t in nest.flatten(inputs))
         if symbolic_call and self.unroll:
             first = nest.flatten(inputs)[0]

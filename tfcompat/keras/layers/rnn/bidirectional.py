@@ -219,6 +219,17 @@ class Bidirectional(Wrapper):
                 "The initial state of a Bidirectional layer cannot be specified with a mix of "
                 'TF-Keras tensors and non-Keras tensors (a "Keras tensor" is a tensor that was '
                 "returned by a TF-Keras layer, or by `Input`)")
+        if is_keras:
+            # tf_keras: symbolic states and constants join the inputs (the node records
+            # `[x, *states, *constants]` with `initial_state=None, constants=None`)
+            kwargs["initial_state"] = None
+            kwargs["constants"] = None
+            previous_spec = self._input_spec
+            _set(self, "_input_spec", None)
+            try:
+                return super().__call__([inputs] + additional, **kwargs)
+            finally:
+                _set(self, "_input_spec", previous_spec)
         return super().__call__(inputs, **kwargs)
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None,
@@ -233,7 +244,18 @@ class Bidirectional(Wrapper):
 
         if _call_takes(self.layer, "initial_state"):
             forward_state, backward_state = None, None
-            if initial_state is not None:
+            if isinstance(inputs, list) and len(inputs) > 1:
+                # `[x, *forward states, *backward states, *constants]` from a symbolic call
+                count = self._num_constants or 0
+                pivot = (len(inputs) - count) // 2 + 1
+                body = inputs[:len(inputs) - count]
+                constants = inputs[len(inputs) - count:] if count else None
+                forward_state = body[1:pivot]
+                backward_state = body[pivot:]
+                inputs = inputs[0]
+                if constants is not None:
+                    kwargs["constants"] = constants
+            elif initial_state is not None:
                 half = len(initial_state) // 2
                 forward_state = initial_state[:half]
                 backward_state = initial_state[half:]
