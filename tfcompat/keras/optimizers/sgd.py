@@ -379,10 +379,14 @@ def sgd(params: list, grads: list, momentum_buffers: Optional[list], *, lr: torc
     where a once-per-dtype probe shows the kernel's vector loop rounds
     `buf * m` alone, `m` goes into the kernel directly (one pass fewer).
     Half precision keeps the four separate passes (the fused kernel computes
-    in float32 and updates from the unrounded accumulator). Measured (torch
-    2.13, one thread, momentum 0.9, 2-core AMD EPYC): 1.5x the fused
-    kernel's time at 1x10M, 1.7-1.9x at 200x50k, 1.4-1.6x at 2000x100; the
-    remaining cost is the separate `g * lr` pass TF's rounding requires.
+    in float32 and updates from the unrounded accumulator). `momentum_flat`
+    (optional): a 1-d tensor the accumulators are consecutive views of, in
+    order (see `SGD._flat_momentum`); with it, many small tensors of lengths
+    the one-kernel form cannot take get `accum * m` in one pass over it.
+    Measured (torch 2.13, one thread, momentum 0.9, loaded 2-core Xeon VM,
+    `apply_gradients` against torch's fused step): 1.6x at 1x10M, 1.5-1.7x
+    at 200x50k, 0.85-1.1x at 2000x100; the remaining cost is the separate
+    `g * lr` pass TF's rounding requires (a one-stream read of the gradients).
     """
     if not params:
         return
