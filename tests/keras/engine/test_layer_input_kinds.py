@@ -110,3 +110,29 @@ def test_errors_before_call_are_not_framed():
         layer(torch.ones(1, 4))
     except ValueError as e:
         assert str(e).startswith('Input 0 of layer "dense')
+
+
+def test_symbolic_call_errors_are_framed_with_the_symbolic_shapes():
+    """tf_keras 2.21 (recorded): double quotes and the Input's shape in a functional call,
+    also when the error comes from compute_output_shape."""
+    layer = _Boom(name="sym_boom")
+    try:
+        layer(tf.keras.Input((3,)))
+    except ValueError as e:
+        assert str(e) == (
+            'Exception encountered when calling layer "sym_boom" (type _Boom).\n\nbad thing\n\n'
+            'Call arguments received by layer "sym_boom" (type _Boom):\n'
+            "  \u2022 x=tf.Tensor(shape=(None, 3), dtype=float32)\n"
+            "  \u2022 training=None\n  \u2022 extra=3")
+    else:
+        raise AssertionError("no error")
+    try:
+        L.Reshape((5,), name="sym_reshape")(tf.keras.Input((3,)))
+    except ValueError as e:
+        assert str(e) == (
+            'Exception encountered when calling layer "sym_reshape" (type Reshape).\n\n'
+            "total size of new array must be unchanged, input_shape = [3], output_shape = [5]"
+            '\n\nCall arguments received by layer "sym_reshape" (type Reshape):\n'
+            "  \u2022 inputs=tf.Tensor(shape=(None, 3), dtype=float32)")
+    else:
+        raise AssertionError("no error")

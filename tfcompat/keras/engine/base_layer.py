@@ -990,8 +990,11 @@ def _any_keras_tensor(inputs: Any, args: tuple, kwargs: dict) -> bool:
     return False
 
 
+_symbolic_frame = threading.local()  # `.layer`: the layer symbolic.py frames itself
+
+
 def _format_argument(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
+    if isinstance(value, (torch.Tensor, KerasTensor)):
         return f"tf.Tensor(shape={TensorShape(tuple(value.shape))}, " \
                f"dtype={dtypes.as_dtype(value.dtype).name})"
     return repr(value)
@@ -1004,8 +1007,9 @@ def raise_with_call_info(error: Exception, fn: Callable, display_name: str, args
     and the call's arguments; only the innermost failing layer adds this, and an error whose
     class cannot be rebuilt from a message, or a call whose arguments do not bind, is re-raised
     as it is."""
-    if getattr(error, "_keras_call_info_injected", False):
-        raise error
+    if getattr(error, "_keras_call_info_injected", False) or \
+            getattr(fn, "__self__", None) is getattr(_symbolic_frame, "layer", None):
+        raise error  # (innermost only; a symbolic call is framed by symbolic.py)
     try:
         signature = inspect.signature(fn)
         bound = signature.bind(*args, **kwargs)

@@ -149,7 +149,7 @@ def _op_node_data(layer: Any, node: Any, ref: Any) -> Any:
             return [first_arg(v) for v in value]
         return [_CONSTANT_VALUE, -1, plain(value), kwargs]
 
-    return first_arg(first)
+    return first_arg(node.call_args[0])
 
 
 def _is_node_ref(data: Any) -> bool:

@@ -138,10 +138,21 @@ def functional_construction_call(layer: Any, inputs: Any, args: tuple, kwargs: d
     if not layer.built:
         with name_scope_cls(layer.name):
             layer._maybe_build(inputs)
+    from . import base_layer
+    previous = getattr(base_layer._symbolic_frame, "layer", None)
+    base_layer._symbolic_frame.layer = layer
     try:
-        outputs = infer_outputs(layer, inputs, args, kwargs)
-    except Exception as error:
-        outputs = _from_compute_output_shape(layer, inputs, error)
+        try:
+            outputs = infer_outputs(layer, inputs, args, kwargs)
+        except Exception as error:
+            outputs = _from_compute_output_shape(layer, inputs, error)
+    except Exception as error:  # noqa: BLE001 - re-raised with tf_keras's call context
+        base_layer._symbolic_frame.layer = previous
+        base_layer.raise_with_call_info(
+            error, layer.call, f'layer "{layer.name}" (type {type(layer).__name__})',
+            (inputs,) + tuple(args), kwargs)
+    finally:
+        base_layer._symbolic_frame.layer = previous
     # An output that is one of the inputs gets a KerasTensor of its own (tf_keras's identity)
     input_ids = {id(x) for x in nest.flatten((inputs, args, kwargs))}
     outputs = nest.map_structure(
