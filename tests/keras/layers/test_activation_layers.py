@@ -11,7 +11,8 @@ import torch
 from hypothesis import given, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
+    assert_mirrored_equals_one_device, strategy)
 
 L = tf.keras.layers
 
@@ -85,37 +86,9 @@ def test_functional_shapes():
     assert L.ThresholdedReLU()(x).shape.as_list() == [None, 3, 4]
 
 
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-
-
 def test_prelu_mirrored_equals_one_device(strategy):
     x = torch.tensor(np.random.default_rng(3).uniform(-1, 1, (4, 3, 2)), dtype=torch.float32)
     alpha = np.random.default_rng(4).uniform(0, 1, (3, 2)).astype(np.float32)
-    single = L.PReLU()
-    single(x[:1])
-    single.set_weights([alpha])
-    with tf.GradientTape() as tape:
-        want = single(x)
-        loss = tf.reduce_sum(want * want)
-    want_grad = tape.gradient(loss, single.alpha)
-    with strategy.scope():
-        layer = L.PReLU()
-        layer(x[:1])
-        layer.set_weights([alpha])
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
-
-    def step(part):
-        with tf.GradientTape() as tape:
-            out = layer(part)
-            part_loss = tf.reduce_sum(out * out)
-        return out, tape.gradient(part_loss, layer.alpha)
-
-    outs, grads = strategy.run(step, args=(halves,))
-    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(strategy.reduce("SUM", grads, axis=None)),
-                               want_grad.numpy(), rtol=1e-5)
+    assert_mirrored_equals_one_device(strategy, L.PReLU, x, seed=None,
+                                      weights=lambda single: [alpha],
+                                      rtol=1e-6, atol=0, grad_rtol=1e-5, grad_atol=0)

@@ -13,7 +13,8 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
+    assert_mirrored_equals_one_device, strategy)
 from tfcompat.keras.layers.attention import (AdditiveAttention, Attention,
                                               MultiHeadAttention)
 from tfcompat.keras.layers.attention.multi_head_attention import build_attention_equation
@@ -458,12 +459,6 @@ def test_functional_cross_attention_two_inputs():
 
 
 # -- MirroredStrategy over two logical CPUs == one device on the global batch ------------
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-
-
 def _mha_call(layer, x):
     return layer(x, torch.flip(x, [1]) * 0.5, use_causal_mask=True)
 
@@ -478,30 +473,4 @@ def _mha_call(layer, x):
 ])
 def test_mirrored_equals_one_device(strategy, make, call):
     x = torch.tensor(np.random.default_rng(3).uniform(-1, 1, (4, 4, 3)), dtype=torch.float32)
-    tf.keras.utils.set_random_seed(0)
-    single = make()
-    call(single, x[:1])
-    weights = single.get_weights()
-    with tf.GradientTape() as tape:
-        want = call(single, x)
-        loss = tf.reduce_sum(want * want)
-    want_grads = tape.gradient(loss, single.trainable_weights)
-    with strategy.scope():
-        layer = make()
-        call(layer, x[:1])
-        layer.set_weights(weights)
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
-
-    def step(part):
-        with tf.GradientTape() as tape:
-            out = call(layer, part)
-            part_loss = tf.reduce_sum(out * out)
-        return out, tape.gradient(part_loss, layer.trainable_weights)
-
-    outs, grads = strategy.run(step, args=(halves,))
-    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
-    for g, w in zip(grads, want_grads):
-        total = strategy.reduce("SUM", g, axis=None)
-        np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=1e-4, atol=1e-5)
+    assert_mirrored_equals_one_device(strategy, make, x, call=call)

@@ -13,18 +13,12 @@ import pytest
 import torch
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import split_batch, strategy  # noqa: F401
 
 L = tf.keras.layers
 X = torch.tensor(np.random.default_rng(3).uniform(-1, 1, (4, 3, 5)), dtype=torch.float32)
 COT = torch.arange(5.0)
 WEIGHTS = torch.linspace(-1, 1, 30).reshape(2, 3, 5)  # a loss not invariant to the statistics
-
-
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 
 def _single(synchronized):
@@ -39,8 +33,7 @@ def _mirrored(strategy, synchronized):
     with strategy.scope():
         layer = L.BatchNormalization(synchronized=synchronized, momentum=0.5)
         layer.build((None, 3, 5))
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: X[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
+    halves = split_batch(strategy, X)
 
     def step(part):
         with tf.GradientTape() as tape:
@@ -81,9 +74,7 @@ def test_synchronized_gradient_flows_through_the_all_reduce(strategy):
     def grad_of_first_replica_input(scale):
         data = X.clone()
         data[2:] *= scale
-        parts = strategy.experimental_distribute_values_from_function(
-            lambda ctx: data[2 * ctx.replica_id_in_sync_group:
-                             2 * ctx.replica_id_in_sync_group + 2])
+        parts = split_batch(strategy, data)
 
         def step(part):
             with tf.GradientTape() as tape:

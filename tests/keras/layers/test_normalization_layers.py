@@ -12,7 +12,8 @@ import torch
 from hypothesis import given, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
+    assert_mirrored_equals_one_device, strategy)
 
 L = tf.keras.layers
 
@@ -293,12 +294,6 @@ def test_gradients_reach_the_weights():
 
 
 # -- MirroredStrategy over two logical CPUs == one device on the global batch ------------
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-
-
 @pytest.mark.parametrize("make,shape", [
     (lambda: L.LayerNormalization(), (4, 3, 5)),
     (lambda: L.LayerNormalization(axis=1), (4, 3, 5)),
@@ -306,34 +301,12 @@ def strategy():
 ])
 def test_mirrored_equals_one_device(strategy, make, shape):
     x = torch.tensor(np.random.default_rng(7).uniform(-1, 1, shape), dtype=torch.float32)
-    single = make()
-    single(x[:1])
-    weights = [np.random.default_rng(i).uniform(0.5, 1.5, w.shape).astype(np.float32)
-               for i, w in enumerate(single.get_weights())]
-    single.set_weights(weights)
-    with tf.GradientTape() as tape:
-        want = single(x)
-        loss = tf.reduce_sum(want * want * torch.linspace(-1, 1, shape[-1]))
-    want_grads = tape.gradient(loss, single.trainable_weights)
-    with strategy.scope():
-        layer = make()
-        layer(x[:1])
-        layer.set_weights(weights)
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
-
-    def step(part):
-        with tf.GradientTape() as tape:
-            out = layer(part)
-            part_loss = tf.reduce_sum(out * out * torch.linspace(-1, 1, shape[-1]))
-        return out, tape.gradient(part_loss, layer.trainable_weights)
-
-    outs, grads = strategy.run(step, args=(halves,))
-    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
-    for g, w in zip(grads, want_grads):
-        total = strategy.reduce("SUM", g, axis=None)
-        np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=1e-4, atol=1e-5)
+    assert_mirrored_equals_one_device(
+        strategy, make, x, seed=None,
+        weights=lambda single: [np.random.default_rng(i).uniform(0.5, 1.5, w.shape)
+                                .astype(np.float32)
+                                for i, w in enumerate(single.get_weights())],
+        loss=lambda out: tf.reduce_sum(out * out * torch.linspace(-1, 1, shape[-1])))
 
 
 def test_group_norm_refuses_a_timestep_mask_as_tf_keras():

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import split_batch, strategy  # noqa: F401
 
 L = tf.keras.layers
 
@@ -180,19 +180,14 @@ def test_functional_and_sequential_models():
     assert enc(torch.tensor([[5, 9]])).tolist() == [[1.0, 1.0, 0.0, 0.0]]
 
 
-def test_mirrored_normalization_equals_one_device():
+def test_mirrored_normalization_equals_one_device(strategy):
     data = np.random.default_rng(4).normal(1, 2, (16, 3)).astype(np.float32)
     single = L.Normalization()
     single.adapt(data)
     want = single(data)
-    with logical_cpus(2):
-        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-        with strategy.scope():
-            layer = L.Normalization()
-            layer.adapt(data)
-        x = torch.tensor(data)
-        halves = strategy.experimental_distribute_values_from_function(
-            lambda ctx: x[8 * ctx.replica_id_in_sync_group:8 * ctx.replica_id_in_sync_group + 8])
-        outs = strategy.run(layer, args=(halves,))
-        got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
+    with strategy.scope():
+        layer = L.Normalization()
+        layer.adapt(data)
+    outs = strategy.run(layer, args=(split_batch(strategy, torch.tensor(data)),))
+    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)

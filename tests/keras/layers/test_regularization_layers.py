@@ -14,7 +14,7 @@ import torch
 from hypothesis import given, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import split_batch, strategy  # noqa: F401
 
 L = tf.keras.layers
 Z = 5.0  # z-score bound: a false alarm about once in 3.5 million runs per check
@@ -316,28 +316,25 @@ def test_sequential_inference_is_deterministic_and_training_propagates():
 
 
 # -- MirroredStrategy: the layers run per replica ----------------------------------------
-def test_mirrored_inference_is_identity_and_loss_per_replica():
-    with logical_cpus(2):
-        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-        x = torch.arange(8.0).reshape(4, 2)
-        with strategy.scope():
-            noise = L.GaussianNoise(1.0)
-            reg = L.ActivityRegularization(l1=1.0)
-        halves = strategy.experimental_distribute_values_from_function(
-            lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
+def test_mirrored_inference_is_identity_and_loss_per_replica(strategy):
+    x = torch.arange(8.0).reshape(4, 2)
+    with strategy.scope():
+        noise = L.GaussianNoise(1.0)
+        reg = L.ActivityRegularization(l1=1.0)
+    halves = split_batch(strategy, x)
 
-        def step(part):
-            out = reg(noise(part, training=False))
-            return out, reg.losses[0]
+    def step(part):
+        out = reg(noise(part, training=False))
+        return out, reg.losses[0]
 
-        outs, losses = strategy.run(step, args=(halves,))
-        got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
-        assert torch.equal(got, x)
-        per_replica = [float(v) for v in strategy.experimental_local_results(losses)]
-        assert per_replica == [float(x[:2].abs().sum() / 2), float(x[2:].abs().sum() / 2)]
-        with strategy.scope():
-            dropped = strategy.run(lambda p: L.SpatialDropout1D(0.5)(p[None], training=True),
-                                   args=(halves,))
-        for v in strategy.experimental_local_results(dropped):
-            assert set(torch.as_tensor(v).flatten().tolist()) <= {0.0} | {
-                2.0 * float(t) for t in x.flatten()}
+    outs, losses = strategy.run(step, args=(halves,))
+    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
+    assert torch.equal(got, x)
+    per_replica = [float(v) for v in strategy.experimental_local_results(losses)]
+    assert per_replica == [float(x[:2].abs().sum() / 2), float(x[2:].abs().sum() / 2)]
+    with strategy.scope():
+        dropped = strategy.run(lambda p: L.SpatialDropout1D(0.5)(p[None], training=True),
+                               args=(halves,))
+    for v in strategy.experimental_local_results(dropped):
+        assert set(torch.as_tensor(v).flatten().tolist()) <= {0.0} | {
+            2.0 * float(t) for t in x.flatten()}

@@ -11,7 +11,8 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
+    assert_mirrored_equals_one_device, strategy)
 
 L = tf.keras.layers
 RNNS = ["SimpleRNN", "LSTM", "GRU"]
@@ -368,12 +369,6 @@ def test_bidirectional_trains_with_a_tape():
 
 
 # -- MirroredStrategy over two logical CPUs == one device on the global batch ------------
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-
-
 @pytest.mark.parametrize("make,x", [
     (lambda: L.TimeDistributed(L.Dense(3, activation="tanh")),
      np.random.default_rng(1).uniform(-1, 1, (4, 3, 5))),
@@ -383,31 +378,4 @@ def strategy():
      np.random.default_rng(3).uniform(-1, 1, (4, 3, 5))),
 ])
 def test_mirrored_equals_one_device(strategy, make, x):
-    x = torch.tensor(x, dtype=torch.float32)
-    tf.keras.utils.set_random_seed(0)
-    single = make()
-    single(x[:1])
-    weights = single.get_weights()
-    with tf.GradientTape() as tape:
-        want = single(x)
-        loss = tf.reduce_sum(want * want)
-    want_grads = tape.gradient(loss, single.trainable_weights)
-    with strategy.scope():
-        layer = make()
-        layer(x[:1])
-        layer.set_weights(weights)
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
-
-    def step(part):
-        with tf.GradientTape() as tape:
-            out = layer(part)
-            part_loss = tf.reduce_sum(out * out)
-        return out, tape.gradient(part_loss, layer.trainable_weights)
-
-    outs, grads = strategy.run(step, args=(halves,))
-    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
-    for g, w in zip(grads, want_grads):
-        total = strategy.reduce("SUM", g, axis=None)
-        np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=1e-4, atol=1e-5)
+    assert_mirrored_equals_one_device(strategy, make, torch.tensor(x, dtype=torch.float32))

@@ -11,7 +11,8 @@ import torch
 
 import tfcompat as tf
 from tfcompat.keras.mixed_precision import autocast_variable as acv
-from tests.distribute.logical_devices import logical_cpus
+from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
+    assert_mirrored_equals_one_device, strategy)
 
 mp = tf.keras.mixed_precision
 L = tf.keras.layers
@@ -137,42 +138,14 @@ def test_mixed_training_loop_with_loss_scaling():
     assert all(w.dtype == tf.float32 and np.isfinite(w.numpy()).all() for w in model.weights)
 
 
-@pytest.fixture
-def strategy():
-    with logical_cpus(2):
-        yield tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-
-
 def test_mirrored_mixed_dense_equals_one_device(strategy):
     mp.set_global_policy("mixed_float16")
     x = tf.constant(np.random.default_rng(1).uniform(-1, 1, (4, 5)).astype(np.float32))
-    tf.keras.utils.set_random_seed(0)
-    single = L.Dense(3)
-    single(x[:1])
-    weights = single.get_weights()
-    with tf.GradientTape() as tape:
-        want = single(x)
-        loss = tf.reduce_sum(tf.cast(want, tf.float32) ** 2)
-    want_grads = tape.gradient(loss, single.trainable_weights)
-    with strategy.scope():
-        layer = L.Dense(3)
-        layer(x[:1])
-        layer.set_weights(weights)
-    halves = strategy.experimental_distribute_values_from_function(
-        lambda ctx: x[2 * ctx.replica_id_in_sync_group:2 * ctx.replica_id_in_sync_group + 2])
-
-    def step(part):
-        with tf.GradientTape() as tape:
-            out = layer(part)
-            part_loss = tf.reduce_sum(tf.cast(out, tf.float32) ** 2)
-        return out, tape.gradient(part_loss, layer.trainable_weights)
-
-    outs, grads = strategy.run(step, args=(halves,))
-    got = torch.cat([torch.as_tensor(v) for v in strategy.experimental_local_results(outs)])
+    # outputs: the same half rows; gradients: each half is a float16 sum over 2 rows, cast
+    # up, then added: float16's u
+    got, totals = assert_mirrored_equals_one_device(
+        strategy, lambda: L.Dense(3), x,
+        loss=lambda out: tf.reduce_sum(tf.cast(out, tf.float32) ** 2),
+        rtol=0, atol=0, grad_rtol=2**-9, grad_atol=2**-9)
     assert got.dtype == torch.float16
-    np.testing.assert_array_equal(got.numpy(), want.numpy())  # the same half rows
-    for g, w in zip(grads, want_grads):
-        total = strategy.reduce("SUM", g, axis=None)
-        assert torch.as_tensor(total).dtype == torch.float32
-        # (each half is a float16 sum over 2 rows, cast up, then added: float16's u)
-        np.testing.assert_allclose(np.asarray(total), w.numpy(), rtol=2**-9, atol=2**-9)
+    assert all(torch.as_tensor(total).dtype == torch.float32 for total in totals)
