@@ -100,12 +100,34 @@ _uids_lock = threading.Lock()
 _uids: "collections.defaultdict[str, int]" = collections.defaultdict(int)
 
 
+# tf_keras builds a functional model's layers in its global Keras graph: a layer created
+# while a layer is called on Keras tensors (in that layer's `build` or `call`) is named by that
+# graph's counters, apart from the eager ones (`MultiHeadAttention`'s inner `dropout` does not
+# make the next eager `Dropout` `dropout_1`).
+_graph = threading.local()
+
+
+def _graph_key() -> str:
+    return "keras_graph\x00" if getattr(_graph, "depth", 0) else ""
+
+
+@contextlib.contextmanager
+def keras_graph_scope() -> Iterator[None]:
+    """Name the layers created inside by the Keras graph's uid counters (see above)."""
+    _graph.depth = getattr(_graph, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _graph.depth -= 1
+
+
 def get_uid(prefix: str = "") -> int:
     """The next uid for `prefix`, starting at 1 (`dense` then `dense_1`: the caller names
     the first `prefix` and later ones `prefix_{uid-1}`)."""
+    key = _graph_key() + prefix
     with _uids_lock:
-        _uids[prefix] += 1
-        return _uids[prefix]
+        _uids[key] += 1
+        return _uids[key]
 
 
 def reset_uids() -> None:
@@ -290,7 +312,7 @@ def unique_object_name(name: str, namespace: str = "", zero_based: bool = False,
                        avoid_observed_names: bool = False) -> str:
     """`name`, `name_1`, ... (zero-based) or `name_1`, `name_2`, ... per `(namespace, name)`."""
     avoid = _observed_names if avoid_observed_names else set()
-    key = f"{namespace}\x00{name}"
+    key = f"{_graph_key()}{namespace}\x00{name}"
     while True:
         with _uids_lock:
             number = _uids[key]

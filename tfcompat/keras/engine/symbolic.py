@@ -19,6 +19,7 @@ from ...framework import dtypes
 from ...framework import nest
 from ...framework.name_scope import name_scope as name_scope_cls
 from ...framework.tensor_shape import TensorShape
+from .. import backend
 from .keras_tensor import KerasTensor, Node, dummy_value
 
 __all__ = ["functional_construction_call", "trace_output_signature",
@@ -135,9 +136,21 @@ def functional_construction_call(layer: Any, inputs: Any, args: tuple, kwargs: d
             kwargs = dict(kwargs)
             kwargs["mask"] = nest.pack_sequence_as(inputs, masks) if nest.is_nested(
                 inputs) else masks[0]
-    if not layer.built:
-        with name_scope_cls(layer.name):
-            layer._maybe_build(inputs)
+    with backend.keras_graph_scope():  # layers created meanwhile: the Keras graph's names
+        if not layer.built:
+            with name_scope_cls(layer.name):
+                layer._maybe_build(inputs)
+        outputs = _symbolic_outputs(layer, inputs, args, kwargs)
+    # An output that is one of the inputs gets a KerasTensor of its own (tf_keras's identity)
+    input_ids = {id(x) for x in nest.flatten((inputs, args, kwargs))}
+    outputs = nest.map_structure(
+        lambda t: KerasTensor(t.shape, t.dtype) if id(t) in input_ids else t, outputs)
+    Node(layer, call_args=(inputs,) + tuple(args), call_kwargs=recorded_kwargs, outputs=outputs)
+    return outputs
+
+
+def _symbolic_outputs(layer: Any, inputs: Any, args: tuple, kwargs: dict) -> Any:
+    """The call's KerasTensors; an error is framed as tf_keras frames a functional call's."""
     from . import base_layer
     previous = getattr(base_layer._symbolic_frame, "layer", None)
     base_layer._symbolic_frame.layer = layer
@@ -153,11 +166,6 @@ def functional_construction_call(layer: Any, inputs: Any, args: tuple, kwargs: d
             (inputs,) + tuple(args), kwargs)
     finally:
         base_layer._symbolic_frame.layer = previous
-    # An output that is one of the inputs gets a KerasTensor of its own (tf_keras's identity)
-    input_ids = {id(x) for x in nest.flatten((inputs, args, kwargs))}
-    outputs = nest.map_structure(
-        lambda t: KerasTensor(t.shape, t.dtype) if id(t) in input_ids else t, outputs)
-    Node(layer, call_args=(inputs,) + tuple(args), call_kwargs=recorded_kwargs, outputs=outputs)
     return outputs
 
 

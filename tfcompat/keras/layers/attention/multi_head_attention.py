@@ -280,7 +280,7 @@ class MultiHeadAttention(Layer):
             query, value = named.get("query"), named.get("value")
             if any(isinstance(x, KerasTensor) for x in (query, value, named.get("key"))) \
                     and query is not None and value is not None:
-                with name_scope_cls(self.name):
+                with backend.keras_graph_scope(), name_scope_cls(self.name):
                     self._build_from_signature(query, value, named.get("key"))
         return super().__call__(*args, **kwargs)
 
