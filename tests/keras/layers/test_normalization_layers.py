@@ -227,6 +227,8 @@ def test_group_norm_undefined_channels():
 @pytest.mark.parametrize("cls,message", [
     (L.LayerNormalization, "Expected an int or a list/tuple of ints for the argument 'axis', "
                            "but received: 'a'"),
+    (L.BatchNormalization, "Expected an int or a list/tuple of ints for the argument 'axis', "
+                           "but received: 'a'"),  # tf_keras's text (a repr), as LayerNormalization
     (L.UnitNormalization, "Invalid value for `axis` argument: expected an int or a list/tuple "
                           "of ints. Received: axis=a"),
 ])

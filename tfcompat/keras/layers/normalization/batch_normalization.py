@@ -32,11 +32,12 @@ from ....framework import dtypes
 from ....framework.tensor_shape import TensorShape
 from ....ops import binary_math_ops, math_ops, normalization_ops
 from ....variables.enums import VariableAggregation, VariableSynchronization
-from ... import backend, constraints, initializers, regularizers
+from ... import backend, initializers
 from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
-from .layer_normalization import validate_axis
+from ._norm_args import (add_affine_weights, affine_config, axis_argument,
+                         set_affine_arguments, validate_axis)
 
 __all__ = ["BatchNormalization"]
 
@@ -62,27 +63,17 @@ class BatchNormalization(Layer):
         kwargs.pop("renorm_clipping", None)
         kwargs.pop("renorm_momentum", None)
         super().__init__(**kwargs)
-        if isinstance(axis, (list, tuple)):
-            self.axis = list(axis)
-        elif isinstance(axis, int):
-            self.axis = axis
-        else:
-            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', "
-                            f"but received: {axis}")
+        self.axis = axis_argument(axis)
         self.momentum = momentum
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
         self.synchronized = synchronized
         self.fused = False if synchronized else fused
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
+        set_affine_arguments(self, beta_initializer, gamma_initializer, beta_regularizer,
+                             gamma_regularizer, beta_constraint, gamma_constraint)
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
         self.supports_masking = True
 
     @property
@@ -124,20 +115,8 @@ class BatchNormalization(Layer):
             param_shape = tuple(dims[i] if i in axis_to_dim else 1 for i in range(rank))
         self._param_shape = param_shape
         pdtype = self._param_dtype
-        if self.scale:
-            self.gamma = self.add_weight(
-                name="gamma", shape=param_shape, dtype=pdtype,
-                initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint, trainable=True, experimental_autocast=False)
-        else:
-            self.gamma = None
-        if self.center:
-            self.beta = self.add_weight(
-                name="beta", shape=param_shape, dtype=pdtype,
-                initializer=self.beta_initializer, regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint, trainable=True, experimental_autocast=False)
-        else:
-            self.beta = None
+        add_affine_weights(self, param_shape, dtype=pdtype, trainable=True,
+                           experimental_autocast=False)
         self.moving_mean = self.add_weight(
             name="moving_mean", shape=param_shape, dtype=pdtype,
             initializer=self.moving_mean_initializer,
@@ -285,15 +264,10 @@ class BatchNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
-            "beta_initializer": initializers.serialize(self.beta_initializer),
-            "gamma_initializer": initializers.serialize(self.gamma_initializer),
-            "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
-            "moving_variance_initializer": initializers.serialize(
-                self.moving_variance_initializer),
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": constraints.serialize(self.beta_constraint),
-            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+            **affine_config(self, between={
+                "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+                "moving_variance_initializer": initializers.serialize(
+                    self.moving_variance_initializer)}),
         }
         if self.synchronized:
             config["synchronized"] = True

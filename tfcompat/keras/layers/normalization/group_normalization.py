@@ -15,11 +15,10 @@ from typing import Any
 
 from ....framework.tensor_shape import TensorShape
 from ....ops import broadcast_ops, creation_ops, math_ops, normalization_ops
-from ... import constraints, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
 from ...saving.serialization import keras_export
-from .layer_normalization import validate_axis
+from ._norm_args import add_affine_weights, affine_config, set_affine_arguments, validate_axis
 
 __all__ = ["GroupNormalization"]
 
@@ -40,12 +39,8 @@ class GroupNormalization(Layer):
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
+        set_affine_arguments(self, beta_initializer, gamma_initializer, beta_regularizer,
+                             gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape: Any) -> None:
         input_shape = TensorShape(input_shape)
@@ -63,18 +58,7 @@ class GroupNormalization(Layer):
                              f"channels ({dim}).")
         self.groups = groups
         self.input_spec = InputSpec(ndim=input_shape.rank, axes={self.axis: dim})
-        if self.scale:
-            self.gamma = self.add_weight(
-                shape=(dim,), name="gamma", initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint)
-        else:
-            self.gamma = None
-        if self.center:
-            self.beta = self.add_weight(
-                shape=(dim,), name="beta", initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer, constraint=self.beta_constraint)
-        else:
-            self.beta = None
+        add_affine_weights(self, (dim,))
         super().build(input_shape)
 
     def _group_shape(self, shape: list, fill: Any = None) -> list:
@@ -114,12 +98,7 @@ class GroupNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
-            "beta_initializer": initializers.serialize(self.beta_initializer),
-            "gamma_initializer": initializers.serialize(self.gamma_initializer),
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": constraints.serialize(self.beta_constraint),
-            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+            **affine_config(self),
         }
         base = super().get_config()
         return {**base, **config}

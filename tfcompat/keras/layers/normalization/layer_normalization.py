@@ -18,37 +18,18 @@ Numerics follow the two paths tf_keras takes:
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any
 
 import torch
 
 from ....framework.tensor_shape import TensorShape
 from ....ops import math_ops, normalization_ops
-from ... import constraints, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...saving.serialization import keras_export
+from ._norm_args import (add_affine_weights, affine_config, axis_argument,
+                         set_affine_arguments, validate_axis)
 
 __all__ = ["LayerNormalization", "validate_axis"]
-
-
-def validate_axis(axis: Any, input_shape: Any) -> List[int]:
-    """tf_keras's `tf_utils.validate_axis`: `axis` (an int or ints, negatives allowed) as a list
-    of non-negative axes of `input_shape`, or its `ValueError` (negatives are resolved first,
-    so the message shows them resolved)."""
-    input_shape = TensorShape(input_shape)
-    rank = input_shape.rank
-    if not rank:
-        raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}")
-    axes = [axis] if isinstance(axis, int) else list(axis)
-    axes = [rank + a if a < 0 else a for a in axes]
-    for a in axes:
-        if a < 0 or a >= rank:
-            raise ValueError("Invalid value for `axis` argument. Expected 0 <= axis < "
-                             f"inputs.rank (with inputs.rank={rank}). Received: "
-                             f"axis={tuple(axes)}")
-    if len(axes) != len(set(axes)):
-        raise ValueError(f"Duplicate axis: {tuple(axes)}")
-    return axes
 
 
 def _fused_rows(x: torch.Tensor, first_axis: int, epsilon: float) -> torch.Tensor:
@@ -81,22 +62,12 @@ class LayerNormalization(Layer):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if isinstance(axis, (list, tuple)):
-            self.axis = list(axis)
-        elif isinstance(axis, int):
-            self.axis = axis
-        else:
-            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', "
-                            f"but received: {axis!r}")
+        self.axis = axis_argument(axis)
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
+        set_affine_arguments(self, beta_initializer, gamma_initializer, beta_regularizer,
+                             gamma_regularizer, beta_constraint, gamma_constraint)
         self.supports_masking = True
         self._fused = None
 
@@ -110,20 +81,7 @@ class LayerNormalization(Layer):
         input_shape = TensorShape(input_shape)
         param_shape = [input_shape[a] for a in axes]
         self.axis = axes
-        if self.scale:
-            self.gamma = self.add_weight(
-                name="gamma", shape=param_shape, initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
-                trainable=True, experimental_autocast=False)
-        else:
-            self.gamma = None
-        if self.center:
-            self.beta = self.add_weight(
-                name="beta", shape=param_shape, initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
-                trainable=True, experimental_autocast=False)
-        else:
-            self.beta = None
+        add_affine_weights(self, param_shape, trainable=True, experimental_autocast=False)
         self._fused = self._fused_can_be_used(input_shape.rank)
         super().build(input_shape)
 
@@ -170,12 +128,7 @@ class LayerNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
-            "beta_initializer": initializers.serialize(self.beta_initializer),
-            "gamma_initializer": initializers.serialize(self.gamma_initializer),
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": constraints.serialize(self.beta_constraint),
-            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+            **affine_config(self),
         }
         base = super().get_config()
         return dict(list(base.items()) + list(config.items()))

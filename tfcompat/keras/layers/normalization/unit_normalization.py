@@ -10,7 +10,7 @@ from ....framework.tensor_shape import TensorShape
 from ....ops import math_ops, normalization_ops
 from ...engine.base_layer import Layer
 from ...saving.serialization import keras_export
-from .layer_normalization import validate_axis
+from ._norm_args import axis_argument, validate_axis
 
 __all__ = ["UnitNormalization"]
 
@@ -21,13 +21,9 @@ class UnitNormalization(Layer):
 
     def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if isinstance(axis, (list, tuple)):
-            self.axis = list(axis)
-        elif isinstance(axis, int):
-            self.axis = axis
-        else:
-            raise TypeError("Invalid value for `axis` argument: expected an int or a list/tuple "
-                            f"of ints. Received: axis={axis}")
+        self.axis = axis_argument(
+            axis, "Invalid value for `axis` argument: expected an int or a list/tuple of ints. "
+                  "Received: axis={axis}")
         self.supports_masking = True
 
     def build(self, input_shape: Any) -> None:
