@@ -100,17 +100,44 @@ class _RandomImageLayer(Layer):
         return random_ops.uniform(shape, minval=low, maxval=high, dtype="float32",
                                   seed=self.seed)
 
-    def _apply_transform(self, inputs: torch.Tensor, make: Any) -> torch.Tensor:
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+
+class _RandomTransformLayer(_RandomImageLayer):
+    """Shared by rotation, zoom and translation: the fill and interpolation arguments, the
+    call (one projective matrix per image from `_matrices`, sampled by `transform`) and the
+    config (the factors named in `_factor_keys`, then the fill arguments and the seed)."""
+
+    _factor_keys: tuple = ()
+
+    def _set_fill_arguments(self, fill_mode: str, interpolation: str, seed: Optional[int],
+                            fill_value: float) -> None:
+        check_fill_mode_and_interpolation(fill_mode, interpolation)
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+
+    def _matrices(self, n: int, h: float, w: float) -> torch.Tensor:
+        raise NotImplementedError
+
+    def call(self, inputs: Any, training: Any = True) -> torch.Tensor:
+        inputs = convert_inputs(inputs, self.compute_dtype)
+        if not _training(training):
+            return inputs
         unbatched = inputs.dim() == 3
         images = inputs.unsqueeze(0) if unbatched else inputs
-        matrices = make(images.shape[0], float(images.shape[H_AXIS]),
-                        float(images.shape[W_AXIS]))
+        matrices = self._matrices(images.shape[0], float(images.shape[H_AXIS]),
+                                  float(images.shape[W_AXIS]))
         out = transform(images, matrices.to(images.device), fill_mode=self.fill_mode,
                         fill_value=self.fill_value, interpolation=self.interpolation)
         return out.squeeze(0) if unbatched else out
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
-        return input_shape
+    def get_config(self) -> dict:
+        return {**super().get_config(), **{key: getattr(self, key) for key in self._factor_keys},
+                "fill_mode": self.fill_mode, "fill_value": self.fill_value,
+                "interpolation": self.interpolation, "seed": self.seed}
 
 
 @keras_export("keras.layers.RandomFlip", "keras.layers.experimental.preprocessing.RandomFlip")
@@ -158,9 +185,11 @@ class RandomFlip(_RandomImageLayer):
 
 @keras_export("keras.layers.RandomRotation",
               "keras.layers.experimental.preprocessing.RandomRotation")
-class RandomRotation(_RandomImageLayer):
+class RandomRotation(_RandomTransformLayer):
     """Rotate each image by a random angle in `[lower, upper] * 2 pi` (tf_keras
     `RandomRotation`)."""
+
+    _factor_keys = ("factor",)
 
     def __init__(self, factor: Any, fill_mode: str = "reflect",
                  interpolation: str = "bilinear", seed: Optional[int] = None,
@@ -171,32 +200,19 @@ class RandomRotation(_RandomImageLayer):
         if self.upper < self.lower:
             raise ValueError("`factor` argument cannot have a negative value. Received: "
                              f"factor={factor}")
-        check_fill_mode_and_interpolation(fill_mode, interpolation)
-        self.fill_mode = fill_mode
-        self.fill_value = fill_value
-        self.interpolation = interpolation
-        self.seed = seed
+        self._set_fill_arguments(fill_mode, interpolation, seed, fill_value)
 
-    def call(self, inputs: Any, training: Any = True) -> torch.Tensor:
-        inputs = convert_inputs(inputs, self.compute_dtype)
-        if not _training(training):
-            return inputs
-
-        def make(n: int, h: float, w: float) -> torch.Tensor:
-            angles = self._uniform([n], self.lower * 2.0 * np.pi, self.upper * 2.0 * np.pi)
-            return get_rotation_matrix(angles.cpu(), h, w)
-        return self._apply_transform(inputs, make)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "factor": self.factor, "fill_mode": self.fill_mode,
-                "fill_value": self.fill_value, "interpolation": self.interpolation,
-                "seed": self.seed}
+    def _matrices(self, n: int, h: float, w: float) -> torch.Tensor:
+        angles = self._uniform([n], self.lower * 2.0 * np.pi, self.upper * 2.0 * np.pi)
+        return get_rotation_matrix(angles.cpu(), h, w)
 
 
 @keras_export("keras.layers.RandomZoom", "keras.layers.experimental.preprocessing.RandomZoom")
-class RandomZoom(_RandomImageLayer):
+class RandomZoom(_RandomTransformLayer):
     """Zoom each image by `1 + U[lower, upper]` per axis (tf_keras `RandomZoom`; positive
     factors zoom out; `width_factor=None` keeps the aspect ratio)."""
+
+    _factor_keys = ("height_factor", "width_factor")
 
     def __init__(self, height_factor: Any, width_factor: Any = None,
                  fill_mode: str = "reflect", interpolation: str = "bilinear",
@@ -213,36 +229,22 @@ class RandomZoom(_RandomImageLayer):
             if self.width_lower < -1.0 or self.width_upper < -1.0:
                 raise ValueError("`width_factor` argument must have values larger than -1. "
                                  f"Received: width_factor={width_factor}")
-        check_fill_mode_and_interpolation(fill_mode, interpolation)
-        self.fill_mode = fill_mode
-        self.fill_value = fill_value
-        self.interpolation = interpolation
-        self.seed = seed
+        self._set_fill_arguments(fill_mode, interpolation, seed, fill_value)
 
-    def call(self, inputs: Any, training: Any = True) -> torch.Tensor:
-        inputs = convert_inputs(inputs, self.compute_dtype)
-        if not _training(training):
-            return inputs
-
-        def make(n: int, h: float, w: float) -> torch.Tensor:
-            hz = self._uniform([n, 1], 1.0 + self.height_lower, 1.0 + self.height_upper)
-            wz = hz if self.width_factor is None else self._uniform(
-                [n, 1], 1.0 + self.width_lower, 1.0 + self.width_upper)
-            return get_zoom_matrix(torch.cat([wz, hz], dim=1).cpu(), h, w)
-        return self._apply_transform(inputs, make)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "height_factor": self.height_factor,
-                "width_factor": self.width_factor, "fill_mode": self.fill_mode,
-                "fill_value": self.fill_value, "interpolation": self.interpolation,
-                "seed": self.seed}
+    def _matrices(self, n: int, h: float, w: float) -> torch.Tensor:
+        hz = self._uniform([n, 1], 1.0 + self.height_lower, 1.0 + self.height_upper)
+        wz = hz if self.width_factor is None else self._uniform(
+            [n, 1], 1.0 + self.width_lower, 1.0 + self.width_upper)
+        return get_zoom_matrix(torch.cat([wz, hz], dim=1).cpu(), h, w)
 
 
 @keras_export("keras.layers.RandomTranslation",
               "keras.layers.experimental.preprocessing.RandomTranslation")
-class RandomTranslation(_RandomImageLayer):
+class RandomTranslation(_RandomTransformLayer):
     """Shift each image by `U[lower, upper]` of its height / width (tf_keras
     `RandomTranslation`)."""
+
+    _factor_keys = ("height_factor", "width_factor")
 
     def __init__(self, height_factor: Any, width_factor: Any, fill_mode: str = "reflect",
                  interpolation: str = "bilinear", seed: Optional[int] = None,
@@ -264,25 +266,9 @@ class RandomTranslation(_RandomImageLayer):
         if abs(self.width_lower) > 1.0 or abs(self.width_upper) > 1.0:
             raise ValueError(f"`width_factor` must have values between [-1, 1], got "
                              f"{width_factor}")
-        check_fill_mode_and_interpolation(fill_mode, interpolation)
-        self.fill_mode = fill_mode
-        self.fill_value = fill_value
-        self.interpolation = interpolation
-        self.seed = seed
+        self._set_fill_arguments(fill_mode, interpolation, seed, fill_value)
 
-    def call(self, inputs: Any, training: Any = True) -> torch.Tensor:
-        inputs = convert_inputs(inputs, self.compute_dtype)
-        if not _training(training):
-            return inputs
-
-        def make(n: int, h: float, w: float) -> torch.Tensor:
-            dy = self._uniform([n, 1], self.height_lower, self.height_upper) * h
-            dx = self._uniform([n, 1], self.width_lower, self.width_upper) * w
-            return get_translation_matrix(torch.cat([dx, dy], dim=1).cpu())
-        return self._apply_transform(inputs, make)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "height_factor": self.height_factor,
-                "width_factor": self.width_factor, "fill_mode": self.fill_mode,
-                "fill_value": self.fill_value, "interpolation": self.interpolation,
-                "seed": self.seed}
+    def _matrices(self, n: int, h: float, w: float) -> torch.Tensor:
+        dy = self._uniform([n, 1], self.height_lower, self.height_upper) * h
+        dx = self._uniform([n, 1], self.width_lower, self.width_upper) * w
+        return get_translation_matrix(torch.cat([dx, dy], dim=1).cpu())
