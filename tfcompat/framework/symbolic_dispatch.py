@@ -122,6 +122,8 @@ def _recorded_call(names: tuple, kwonly: tuple, defaults: dict, values: tuple) -
 
 # (the closure's names start with "__", which no wrapped parameter may: an op's parameter
 # named like one of them, `fn` say, would shadow it)
+# The wrapper's own names start with `__` (no op parameter does), so an op's parameters
+# (`fn`, `state`, ...) never shadow them.
 _TEMPLATE = """
 def make(__fn, __defaults, __recorded, __names, __kwonly, __dispatch, __contains, __state,
          __getframe):
@@ -171,7 +173,8 @@ def _make_wrapper(fn: Callable) -> Callable:
             parts.append(f"{p.name}=__defaults_of_op[{p.name!r}]" if p.name in defaults
                          else p.name)
         call = ", ".join(list(names) + [f"{k}={k}" for k in kwonly])
-        name = fn.__name__ if fn.__name__.isidentifier() else "wrapper"
+        name = fn.__name__ if fn.__name__.isidentifier() and not fn.__name__.startswith(
+            "__") and fn.__name__ not in names + kwonly else "__op"
         source = _TEMPLATE.format(name=name, params=", ".join(parts), call=call,
                                   values=", ".join(names + kwonly))
         namespace: dict = {}

@@ -277,3 +277,22 @@ def test_numpy_constants_in_arguments_serialize():
     rebuilt = tf.keras.Model.from_config(model.get_config())
     xs = torch.ones(2, 3)
     torch.testing.assert_close(rebuilt(xs), model(xs))
+
+
+def test_generated_wrapper_keeps_every_calling_form():
+    def op(fn, state=1, *, name=None, axis=(0,)):
+        return (fn, state, name, axis)
+
+    wrapped = symbolic_dispatch.dispatch_support(op)
+    assert wrapped("a") == ("a", 1, None, (0,))  # parameters named like its own names
+    assert wrapped("a", 2, axis=3) == ("a", 2, None, 3)
+    assert wrapped(fn="a", state=4, name="n") == ("a", 4, "n", (0,))
+    with pytest.raises(TypeError):
+        wrapped("a", 2, 3)  # keyword-only stays keyword-only
+    assert inspect.signature(wrapped) == inspect.signature(op)
+
+    def varargs(*values, **options):
+        return values, options
+
+    generic = symbolic_dispatch.dispatch_support(varargs)
+    assert generic(1, 2, k=3) == ((1, 2), {"k": 3})
