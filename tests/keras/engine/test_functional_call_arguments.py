@@ -102,3 +102,19 @@ def test_state_inputs_give_the_eager_result():
     rnn = L.GRU(2)
     model = tf.keras.Model([x, h], rnn(x, initial_state=[h]))
     np.testing.assert_array_equal(model([a, b]).numpy(), rnn(a, initial_state=[b]).numpy())
+
+
+def test_an_output_from_an_input_not_given_is_graph_disconnected():
+    """tf_keras 2.21: `Model(Input A, Dense(Input B))` raises "Graph disconnected"."""
+    a, b = tf.keras.Input((3,)), tf.keras.Input((3,))
+    layer = L.Dense(2, name="disconnected_dense")
+    try:
+        tf.keras.Model(a, layer(b))
+    except ValueError as e:
+        assert str(e).startswith("Graph disconnected: cannot obtain value for tensor ")
+        assert 'at layer "disconnected_dense"' in str(e)
+    else:
+        raise AssertionError("no error")
+    shared = L.Dense(2)
+    model = tf.keras.Model([a, b], L.Add()([shared(a), shared(b)]))  # both given: fine
+    assert len(model.inputs) == 2

@@ -29,11 +29,15 @@ from .training import Model
 __all__ = ["Functional"]
 
 
-def _collect_nodes(outputs: List[KerasTensor]) -> List[Node]:
-    """Every node between the inputs and `outputs`, each after the nodes feeding it."""
+def _collect_nodes(outputs: List[KerasTensor], inputs: Optional[List[KerasTensor]] = None
+                   ) -> List[Node]:
+    """Every node between the inputs and `outputs`, each after the nodes feeding it. Given
+    the model's `inputs`, a tensor reached that is neither one of them nor computed from them
+    is tf_keras's "Graph disconnected" error."""
     ordered: List[Node] = []
     done: set = set()
     visiting: set = set()
+    input_ids = None if inputs is None else {id(x) for x in inputs}
 
     def visit(node: Node) -> None:
         if id(node) in done:
@@ -41,6 +45,16 @@ def _collect_nodes(outputs: List[KerasTensor]) -> List[Node]:
         if id(node) in visiting:
             raise ValueError("The functional graph has a cycle.")
         visiting.add(id(node))
+        if input_ids is not None:
+            for kt in node.keras_inputs:
+                history = kt._keras_history
+                parent = history.layer._inbound_nodes[history.node_index]
+                if id(kt) not in input_ids and parent.is_input:
+                    raise ValueError(
+                        f"Graph disconnected: cannot obtain value for tensor {kt} at layer "
+                        f'"{node.layer.name}". The following previous layers were accessed '
+                        "without issue: " + str([n.layer.name for n in ordered
+                                                 if not n.is_input][:10]))
         for parent in node.parent_nodes:
             visit(parent)
         visiting.discard(id(node))
@@ -131,7 +145,7 @@ class Functional(LayerCheckpointNames, Model):
         _set(self, "_nested_outputs", outputs)
         _set(self, "inputs", flat_inputs)
         _set(self, "outputs", flat_outputs)
-        nodes = _collect_nodes(flat_outputs)
+        nodes = _collect_nodes(flat_outputs, flat_inputs)
         reached = {id(n.layer) for n in nodes}
         for x in flat_inputs:
             if id(x._keras_history.layer) not in reached:
