@@ -129,6 +129,10 @@ def setup_keras(case: dict):
 def setup_keras3(case: dict):
     """Keras 3 on its torch backend: the custom loop of Keras' "training loop in torch" guide."""
     os.environ["KERAS_BACKEND"] = "torch"
+    # (this script's folder is sys.path[0] and holds benchmarks/keras.py: not that `keras`)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    sys.modules.pop("keras", None)
     import keras
     import torch
 
