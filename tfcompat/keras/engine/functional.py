@@ -29,6 +29,19 @@ from .training import Model
 __all__ = ["Functional"]
 
 
+def _replay_plan(node: Node) -> tuple:
+    """`(id of the node's one tensor argument or None, id of its one output or None)`, kept
+    on the node: a call `layer(x)` with one output replays without rebuilding structures."""
+    args, kwargs = node.call_args, node.call_kwargs
+    single_input = id(args[0]) if len(args) == 1 and not kwargs and isinstance(
+        args[0], KerasTensor) else None
+    outputs = node.outputs
+    single_output = id(outputs) if isinstance(outputs, KerasTensor) else None
+    plan = (single_input, single_output)
+    node.__dict__["_replay_plan"] = plan
+    return plan
+
+
 def _collect_nodes(outputs: List[KerasTensor], inputs: Optional[List[KerasTensor]] = None
                    ) -> List[Node]:
     """Every node between the inputs and `outputs`, each after the nodes feeding it. Given
@@ -266,10 +279,20 @@ class Functional(LayerCheckpointNames, Model):
                 value._keras_mask = m
             values[id(kt)] = value
         for node in self._nodes:
-            args, kwargs = node.map_arguments(values)
-            outputs = node.layer(*args, **kwargs)
-            for kt, value in zip(nest.flatten(node.outputs), nest.flatten(outputs)):
-                values[id(kt)] = value
+            plan = node.__dict__.get("_replay_plan")
+            if plan is None:
+                plan = _replay_plan(node)
+            single_input, single_output = plan
+            if single_input is not None:  # `layer(x)`: no argument structure to rebuild
+                outputs = node.layer(values[single_input])
+            else:
+                args, kwargs = node.map_arguments(values)
+                outputs = node.layer(*args, **kwargs)
+            if single_output is not None and isinstance(outputs, torch.Tensor):
+                values[single_output] = outputs
+            else:
+                for kt, value in zip(nest.flatten(node.outputs), nest.flatten(outputs)):
+                    values[id(kt)] = value
         return nest.pack_sequence_as(self._nested_outputs,
                                      [values[id(kt)] for kt in self.outputs])
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import torch
+
 from ...framework import dtypes
 from ...framework import nest
 from ...framework.tensor_shape import TensorShape
@@ -94,9 +96,32 @@ def _dtype_name(x: Any) -> Optional[str]:
         return None
 
 
+def _plain_tensor_fits(spec: "InputSpec", x: torch.Tensor) -> bool:
+    """Whether a plain tensor (every dim known) meets `spec` -- the common case, checked
+    without building shapes; False sends the input through the full check (and its errors)."""
+    shape = x.shape
+    ndim = len(shape)
+    if spec.ndim is not None and ndim != spec.ndim and not spec.allow_last_axis_squeeze:
+        return False
+    if (spec.max_ndim is not None and ndim > spec.max_ndim) or (
+            spec.min_ndim is not None and ndim < spec.min_ndim):
+        return False
+    if spec.dtype is not None or spec.shape is not None:
+        return False
+    for axis, value in (spec.axes or {}).items():
+        value = getattr(value, "value", value)
+        axis = int(axis)
+        if value is not None and (axis >= ndim or axis < -ndim or shape[axis] != value):
+            return False
+    return True
+
+
 def assert_input_compatibility(input_spec: Any, inputs: Any, layer_name: str) -> None:
     """Raise tf_keras's `ValueError`/`TypeError` when `inputs` do not fit `input_spec`."""
     if not input_spec:
+        return
+    if type(inputs) is torch.Tensor and isinstance(input_spec, InputSpec) and \
+            _plain_tensor_fits(input_spec, inputs):
         return
     input_spec = nest.flatten(input_spec)
     if isinstance(inputs, dict):
