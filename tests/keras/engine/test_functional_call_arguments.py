@@ -118,3 +118,40 @@ def test_an_output_from_an_input_not_given_is_graph_disconnected():
     shared = L.Dense(2)
     model = tf.keras.Model([a, b], L.Add()([shared(a), shared(b)]))  # both given: fine
     assert len(model.inputs) == 2
+
+
+# -- a model checks its inputs against its Inputs (tf_keras's Functional.input_spec) --------
+def test_a_model_refuses_a_wrong_input_shape_with_tf_keras_text():
+    """tf_keras 2.21 (recorded): 'Input 0 of layer "sequential" is incompatible with the
+    layer: expected shape=(None, 3), found shape=(2, 4)'."""
+    model = tf.keras.Sequential([L.Dense(2, input_shape=(3,))], name="seq_spec")
+    try:
+        model(np.ones((2, 4), np.float32))
+    except ValueError as e:
+        assert str(e) == ('Input 0 of layer "seq_spec" is incompatible with the layer: '
+                          "expected shape=(None, 3), found shape=(2, 4)")
+    else:
+        raise AssertionError("no error")
+    x = tf.keras.Input((3,))
+    functional = tf.keras.Model(x, L.Dense(2)(x), name="fun_spec")
+    try:
+        functional(np.ones((2, 4), np.float32))
+    except ValueError as e:
+        assert str(e).startswith('Input 0 of layer "fun_spec" is incompatible')
+    else:
+        raise AssertionError("no error")
+
+
+def test_a_trailing_unit_axis_is_squeezed_or_added_as_tf_keras_does():
+    model = tf.keras.Sequential([L.Dense(2, input_shape=(3,))])
+    np.testing.assert_array_equal(model(np.ones((2, 3, 1), np.float32)).numpy(),
+                                  model(np.ones((2, 3), np.float32)).numpy())
+    x = tf.keras.Input((3, 1))
+    flat = tf.keras.Model(x, L.Flatten()(x))
+    assert flat(np.ones((2, 3), np.float32)).shape == (2, 3)
+
+
+def test_a_deferred_sequential_has_no_model_level_spec():
+    model = tf.keras.Sequential([L.Dense(2)])
+    model(np.ones((2, 3), np.float32))
+    assert model.input_spec is None

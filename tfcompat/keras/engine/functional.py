@@ -23,10 +23,36 @@ from ...ops import math_ops
 from ..saving.serialization import keras_export
 from .base_layer import Layer, _set
 from .input_layer import InputLayer
+from .input_spec import InputSpec
 from .keras_tensor import KerasTensor, Node
 from .training import Model
 
 __all__ = ["Functional"]
+
+
+def conform_rank(value: torch.Tensor, reference: KerasTensor) -> torch.Tensor:
+    """tf_keras's `_conform_to_reference_input`: `(batch, ..., 1)` and `(batch, ...)` are
+    interchangeable with the Input's shape (the last axis squeezed or added)."""
+    rank = reference.shape.rank
+    if rank is None:
+        return value
+    if value.dim() == rank + 1 and value.shape[-1] == 1:
+        return value.squeeze(-1)
+    if value.dim() == rank - 1 and reference.shape[-1] == 1:
+        return value.unsqueeze(-1)
+    return value
+
+
+def _model_input_spec(flat_inputs: List[KerasTensor]) -> Any:
+    """tf_keras's `Functional.input_spec`: each Input's shape with a free batch dimension
+    (`allow_last_axis_squeeze`), checked when the model is called."""
+    specs = []
+    for x in flat_inputs:
+        layer = x._keras_history.layer
+        shape = getattr(layer, "_batch_input_shape", None)
+        specs.append(None if shape is None else InputSpec(
+            shape=(None,) + tuple(shape[1:]), allow_last_axis_squeeze=True, name=layer.name))
+    return specs[0] if len(specs) == 1 else specs
 
 
 def _replay_plan(node: Node) -> tuple:
@@ -174,6 +200,7 @@ class Functional(LayerCheckpointNames, Model):
                         "without issue: " + str([n.layer.name for n in nodes
                                                  if n is not node][:10]))
         _set(self, "_nodes", [n for n in nodes if not n.is_input])
+        _set(self, "_input_spec", _model_input_spec(flat_inputs))
         # tf_keras's layer order: by depth (the longest path to an output), deepest first;
         # layers at one depth in the order the walk met them
         node_depth: Dict[int, int] = {id(n): 0 for n in nodes}
@@ -273,6 +300,7 @@ class Functional(LayerCheckpointNames, Model):
         for kt, value, dtype, m in zip(self.inputs, flat, self._input_dtypes, masks):
             if not isinstance(value, torch.Tensor):
                 value = convert_to_tensor(value)
+            value = conform_rank(value, kt)
             if value.dtype != dtype and (value.dtype.is_floating_point or dtype.is_floating_point):
                 value = math_ops.cast(value, dtypes.from_torch(dtype))
             if m is not None:

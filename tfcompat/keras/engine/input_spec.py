@@ -106,8 +106,12 @@ def _plain_tensor_fits(spec: "InputSpec", x: torch.Tensor) -> bool:
     if (spec.max_ndim is not None and ndim > spec.max_ndim) or (
             spec.min_ndim is not None and ndim < spec.min_ndim):
         return False
-    if spec.dtype is not None or spec.shape is not None:
+    if spec.dtype is not None:
         return False
+    if spec.shape is not None:
+        if len(spec.shape) != ndim or any(
+                want is not None and want != got for want, got in zip(spec.shape, shape)):
+            return False
     for axis, value in (spec.axes or {}).items():
         value = getattr(value, "value", value)
         axis = int(axis)

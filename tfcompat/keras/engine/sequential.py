@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
+import torch
+
 from ...framework import nest
 from ...framework.tensor_shape import TensorShape
 from ..saving.serialization import keras_export
@@ -92,6 +94,10 @@ class Sequential(LayerCheckpointNames, Model):
             self._start_graph(start)
 
     def _start_graph(self, x: KerasTensor) -> None:
+        from .functional import _model_input_spec
+        # a graph started by `build`/the first call (deferred) has no model-level spec
+        _set(self, "_input_spec", None if getattr(self, "_deferred_graph", False)
+             else _model_input_spec([x]))
         _set(self, "inputs", [x])
         _set(self, "outputs", [x])
         _set(self, "_is_graph_network", True)
@@ -115,6 +121,7 @@ class Sequential(LayerCheckpointNames, Model):
         if input_shape is None:
             raise ValueError("You must provide an `input_shape` argument.")
         shape = TensorShape(input_shape).as_list()
+        _set(self, "_deferred_graph", True)
         self._start_graph(Input(batch_shape=[None] + shape[1:]))
         _set(self, "_build_input_shape", TensorShape(input_shape))
         _set(self, "built", True)
@@ -130,6 +137,9 @@ class Sequential(LayerCheckpointNames, Model):
         if not self._sequential_layers:
             raise ValueError("You must add a layer to the Sequential model before calling it.")
         outputs = inputs
+        if self._is_graph_network and self.inputs and isinstance(outputs, torch.Tensor):
+            from .functional import conform_rank
+            outputs = conform_rank(outputs, self.inputs[0])
         if mask is not None and hasattr(outputs, "shape"):
             outputs._keras_mask = mask
         for layer in self._sequential_layers:
