@@ -134,6 +134,7 @@ def reset_uids() -> None:
     """Restart every prefix's uid count (layer names start again at `dense`)."""
     with _uids_lock:
         _uids.clear()
+        _observed_names.clear()
 
 
 # The learning phase: None means "not set" (layers then use training=False outside fit).

@@ -44,3 +44,12 @@ def test_graph_names_count_on_across_functional_calls_until_clear_session():
     third = _BuildsADense()
     third(L.Input((3,)))
     assert third.inner.name == "dense"
+
+
+def test_clear_session_forgets_observed_names_as_tf_keras_reset_uids_does():
+    tf.keras.backend.clear_session()
+    x = tf.keras.Input((3,))
+    assert tf.concat([x, x], 1)._keras_history.layer.name == "tf.concat"
+    tf.keras.backend.clear_session()
+    x = tf.keras.Input((3,))
+    assert tf.concat([x, x], 1)._keras_history.layer.name == "tf.concat"
