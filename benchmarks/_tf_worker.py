@@ -131,9 +131,13 @@ def setup_keras3(case: dict):
     os.environ["KERAS_BACKEND"] = "torch"
     # (this script's folder is sys.path[0] and holds benchmarks/keras.py: not that `keras`)
     here = os.path.dirname(os.path.abspath(__file__))
+    saved = list(sys.path)
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     sys.modules.pop("keras", None)
-    import keras
+    try:
+        import keras
+    finally:
+        sys.path[:] = saved
     import torch
 
     def train_step(keras, model, batch):
