@@ -11,6 +11,8 @@ every column alike and stays out of the ratios.
 
 from __future__ import annotations
 
+import itertools
+import random
 import statistics
 import time
 from typing import Callable, Dict, Mapping, Optional, Protocol, Union
@@ -74,6 +76,17 @@ def calibrate(timer: Timer, target_s: float, cap: int = 20000) -> int:
     return max(1, min(cap, int(target_s / once)))
 
 
+def _orders(names: list, repeat: int) -> list:
+    """One order of `names` per run, each timer following every other one about equally
+    often: a library whose threads keep spinning after their run (TF's, a Keras 3 worker's)
+    slows whichever timer comes next, and that must not always be the same one. (Rotating
+    one order keeps every timer's predecessor fixed; permutations, cycled in a fixed
+    shuffled order, do not.)"""
+    perms = list(itertools.permutations(names))
+    random.Random(0).shuffle(perms)
+    return [perms[r % len(perms)] for r in range(repeat)]
+
+
 def interleaved(fns: Mapping[str, TimerLike], repeat: int, numbers: Optional[Mapping[str, int]] = None,
                 device: Optional[torch.device] = None, warmup: int = 3) -> Dict[str, float]:
     """Median seconds per call of each timer (or local function), measured in alternation.
@@ -85,12 +98,9 @@ def interleaved(fns: Mapping[str, TimerLike], repeat: int, numbers: Optional[Map
     numbers = {name: (numbers or {}).get(name, 1) for name in timers}
     runs: Dict[str, list] = {name: [] for name in timers}
     names = list(timers)
-    for r in range(repeat):
-        # The order rotates, so that each timer follows every other one equally often: a
-        # library whose threads keep spinning after their run (TF's do) slows whichever
-        # timer comes next, and that must not always be the same one.
-        shift = r % len(names)
-        for name in names[shift:] + names[:shift]:
+    orders = _orders(names, repeat)
+    for order in orders:
+        for name in order:
             runs[name].append(timers[name].run(numbers[name]) / numbers[name])
     return {name: statistics.median(r) for name, r in runs.items()}
 
