@@ -13,6 +13,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import tfcompat as tf
+from tests.keras.layers.config_check import assert_config_round_trip
 from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
     assert_mirrored_equals_one_device, strategy)
 from tfcompat.keras.layers.attention import (AdditiveAttention, Attention,
@@ -99,13 +100,7 @@ def test_dense_attention_output_shape_law(batch, tq, tv, dim, with_key, cls):
                                softmax_robust_masking=True),
 ])
 def test_config_round_trip(make):
-    layer = make()
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    revived = tf.keras.saving.deserialize_keras_object(
-        tf.keras.saving.serialize_keras_object(layer))
-    assert type(revived) is type(layer) and revived.get_config() == config
+    assert_config_round_trip(make())
 
 
 def test_mha_from_config_of_a_built_layer_makes_the_same_layer():

@@ -12,6 +12,7 @@ import torch
 from hypothesis import given, strategies as st
 
 import tfcompat as tf
+from tests.keras.layers.config_check import assert_config_round_trip
 from tests.keras.layers.mirrored_check import (  # noqa: F401 (strategy: a fixture)
     assert_mirrored_equals_one_device, strategy)
 
@@ -177,13 +178,7 @@ def test_dtypes(make, policy, out_dtype, weight_dtype):
     lambda: L.UnitNormalization(axis=(1, 2), name="un"),
 ])
 def test_config_round_trip(make):
-    layer = make()
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    revived = tf.keras.saving.deserialize_keras_object(
-        tf.keras.saving.serialize_keras_object(layer))
-    assert type(revived) is type(layer) and revived.get_config() == config
+    assert_config_round_trip(make())
 
 
 def test_built_config_records_the_resolved_axes():

@@ -14,6 +14,7 @@ import torch
 from hypothesis import given, strategies as st
 
 import tfcompat as tf
+from tests.keras.layers.config_check import assert_config_round_trip
 from tests.keras.layers.mirrored_check import split_batch, strategy  # noqa: F401
 
 L = tf.keras.layers
@@ -240,13 +241,7 @@ def test_activity_regularization_in_a_model():
     lambda: L.AlphaDropout(0.2, noise_shape=(1, 3), seed=2),
 ])
 def test_config_round_trip(make):
-    layer = make()
-    config = layer.get_config()
-    clone = type(layer).from_config(config)
-    assert clone.get_config() == config
-    revived = tf.keras.saving.deserialize_keras_object(
-        tf.keras.saving.serialize_keras_object(layer))
-    assert type(revived) is type(layer) and revived.get_config() == config
+    assert_config_round_trip(make())
 
 
 def test_configs_keys_as_tf_keras():

@@ -1,23 +1,13 @@
 """Recurrent layers: `RNN` and its cells, `SimpleRNN`, `LSTM`, `GRU`, `Bidirectional`,
-`TimeDistributed`.
+`TimeDistributed` (and the `Wrapper` base)."""
 
-Each module below lists its public names in `__all__`; this package re-exports the modules
-in `_MODULES` that are present.
-"""
+from .base_rnn import AbstractRNNCell, RNN
+from .bidirectional import Bidirectional
+from .gru import GRU, GRUCell
+from .lstm import LSTM, LSTMCell
+from .simple_rnn import SimpleRNN, SimpleRNNCell
+from .stacked_cells import StackedRNNCells
+from .time_distributed import TimeDistributed, Wrapper
 
-from __future__ import annotations
-
-import importlib
-import importlib.util
-
-_MODULES = ("base_rnn", "stacked_cells", "simple_rnn", "lstm", "gru", "bidirectional",
-            "time_distributed")
-
-__all__: list = []
-for _module_name in _MODULES:
-    if importlib.util.find_spec(f"{__name__}.{_module_name}") is None:
-        continue
-    _module = importlib.import_module(f"{__name__}.{_module_name}")
-    for _name in _module.__all__:
-        globals()[_name] = getattr(_module, _name)
-        __all__.append(_name)
+__all__ = ["RNN", "AbstractRNNCell", "StackedRNNCells", "SimpleRNNCell", "SimpleRNN",
+           "LSTMCell", "LSTM", "GRUCell", "GRU", "Bidirectional", "Wrapper", "TimeDistributed"]
