@@ -15,7 +15,7 @@ from . import optimizers
 _SUBMODULES = (
     "activations", "backend", "constraints", "datasets", "initializers", "layers", "losses",
     "metrics", "mixed_precision", "models", "regularizers", "saving", "utils", "callbacks",
-    "optimizers",
+    "optimizers", "preprocessing",
 )
 # Top-level names of tf.keras and the submodule that defines each.
 _ATTRIBUTES = {
