@@ -103,9 +103,15 @@ def test_sequential_with_an_input_shape_is_built_at_once():
 
 def test_sequential_deferred_build_and_checkpoint_keys(tmp_path):
     model = tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(2)])
-    assert not model.built and model.weights == []
+    assert not model.built
+    with pytest.raises(ValueError, match="Weights for model 'sequential.*' have not yet been "
+                                         "created"):
+        model.weights  # tf_keras 2.21 (recorded): no misleading []
     assert model(torch.ones(5, 4)).shape == (5, 2)
-    assert model.built and model.output_shape == (None, 2)
+    # tf_keras 2.21 (recorded): the graph is built on the first call's shape, then relaxed
+    assert model.built and model.output_shape == (5, 2)
+    model(torch.ones(3, 4))
+    assert model.output_shape == (None, 2)
     keys = [k for k, _ in tf.train.list_variables(
         tf.train.Checkpoint(model=model).write(str(tmp_path / "ck")))]
     assert "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE" in keys
@@ -144,3 +150,32 @@ def test_functional_layers_are_ordered_by_depth_as_tf_keras():
     h2 = tf.keras.layers.Dense(2, name="h2")(tf.keras.layers.Dense(2, name="h0")(x))
     branches = tf.keras.Model(x, [h1, h2])
     assert [l.name for l in branches.layers] == ["input_3", "h0", "h1", "h2"]
+
+
+def test_unbuilt_models_with_a_build_refuse_to_list_weights_as_tf_keras():
+    """tf_keras 2.21: Sequential and subclasses defining `build` raise before they are built;
+    a subclass without its own `build`, and layers, list [] (recorded)."""
+    class WithBuild(tf.keras.Model):
+        def build(self, input_shape):
+            self.d = tf.keras.layers.Dense(2)
+            super().build(input_shape)
+
+        def call(self, x):
+            return self.d(x)
+
+    class WithoutBuild(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+
+    for model in (tf.keras.Sequential([tf.keras.layers.Dense(2)]), WithBuild()):
+        for attribute in ("weights", "trainable_weights", "non_trainable_weights"):
+            with pytest.raises(ValueError, match="have not yet been created"):
+                getattr(model, attribute)
+    assert WithoutBuild().weights == [] and tf.keras.layers.Dense(2).weights == []
+    built = WithBuild()
+    built(torch.ones(1, 3))
+    assert len(built.weights) == 2

@@ -762,7 +762,11 @@ class Layer(Module):
                     lambda x: TensorShape(x.shape) if hasattr(x, "shape") else None, inputs)
             build = type(self).build
             if build is not Layer.build and not getattr(build, "_is_default", False):
-                self.build(input_shapes)
+                _set(self, "_building_from_call", True)
+                try:
+                    self.build(input_shapes)
+                finally:
+                    _set(self, "_building_from_call", False)
             Layer.build(self, input_shapes)
         if self._initial_weights is not None:
             weights = self._initial_weights

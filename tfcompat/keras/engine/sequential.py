@@ -122,7 +122,10 @@ class Sequential(LayerCheckpointNames, Model):
             raise ValueError("You must provide an `input_shape` argument.")
         shape = TensorShape(input_shape).as_list()
         _set(self, "_deferred_graph", True)
-        self._start_graph(Input(batch_shape=[None] + shape[1:]))
+        # tf_keras builds the graph on the shape given, batch size included (a first call on
+        # a batch of 1 shows `(1, 2)` in the summary); a later call on another shape relaxes
+        # the dims that differ to None (`_relax_deferred_graph`)
+        self._start_graph(Input(batch_shape=shape))
         _set(self, "_build_input_shape", TensorShape(input_shape))
         _set(self, "built", True)
 
@@ -137,6 +140,8 @@ class Sequential(LayerCheckpointNames, Model):
         if not self._sequential_layers:
             raise ValueError("You must add a layer to the Sequential model before calling it.")
         outputs = inputs
+        if getattr(self, "_deferred_graph", False) and isinstance(outputs, torch.Tensor):
+            self._relax_deferred_graph(outputs.shape)
         if self._is_graph_network and self.inputs and isinstance(outputs, torch.Tensor):
             from .functional import conform_rank
             outputs = conform_rank(outputs, self.inputs[0])
@@ -145,6 +150,16 @@ class Sequential(LayerCheckpointNames, Model):
         for layer in self._sequential_layers:
             outputs = layer(outputs)
         return outputs
+
+    def _relax_deferred_graph(self, shape: Any) -> None:
+        """A deferred graph built on one shape, called on another of the same rank: rebuilt
+        on the shape with the differing dims unknown (tf_keras's `relax_input_shape`)."""
+        recorded = self.inputs[0].shape.as_list() if self.inputs else None
+        if recorded is None or len(recorded) != len(shape):
+            return
+        relaxed = [a if a == b else None for a, b in zip(recorded, shape)]
+        if relaxed != recorded:
+            self._start_graph(Input(batch_shape=relaxed))
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         shape = input_shape

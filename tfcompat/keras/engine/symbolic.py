@@ -59,8 +59,13 @@ def _substitute(structure: Any, batch: int, unknown: int) -> Any:
 
 
 def _snapshot(layer: Any) -> list:
-    saved = []
-    for weight in layer.weights:
+    saved, seen = [], set()
+    weights = [w for sub in layer._flatten_layers()
+               for w in sub._trainable_weights + sub._non_trainable_weights]
+    for weight in weights:  # (not `layer.weights`: an unbuilt model refuses to list them)
+        if id(weight) in seen:
+            continue
+        seen.add(id(weight))
         try:
             saved.append((weight, weight.read_value().clone()))
         except Exception:  # noqa: BLE001 - an uninitialized or exotic weight: nothing to restore

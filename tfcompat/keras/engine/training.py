@@ -53,12 +53,34 @@ class Model(Layer):
         """Layer by layer (each layer's trainable then non-trainable weights), then the
         model's own: tf_keras's `Model.weights` order, which `get_weights`, `set_weights`
         and `.h5` files follow."""
+        self._assert_weights_created()
         self._update_trackables()
         collected: list = []
         for child in self._flatten_modules(include_self=False, recursive=False):
             collected.extend(child.variables)
         collected.extend(self._trainable_weights + self._non_trainable_weights)
         return self._dedup_weights(collected)
+
+    @property
+    def trainable_weights(self) -> list:
+        self._assert_weights_created()
+        return super().trainable_weights
+
+    @property
+    def non_trainable_weights(self) -> list:
+        self._assert_weights_created()
+        return super().non_trainable_weights
+
+    def _assert_weights_created(self) -> None:
+        """tf_keras: a model whose class defines `build` (a Sequential, a subclass) has no
+        weights to list before it is built -- a ValueError, not a misleading `[]`."""
+        if self.dynamic or self.built:
+            return
+        if "build" in type(self).__dict__ and type(self) is not Model:
+            raise ValueError(
+                f"Weights for model '{self.name}' have not yet been created. Weights are "
+                "created when the model is first called on inputs or `build()` is called "
+                "with an `input_shape`.")
 
     @property
     def variables(self) -> list:  # type: ignore[override]
@@ -89,7 +111,8 @@ class Model(Layer):
 
     def build(self, input_shape: Any) -> None:
         """Build a subclassed model by running `call` on stand-in inputs of `input_shape`."""
-        if self._is_graph_network:
+        if self._is_graph_network or self.__dict__.get("_building_from_call"):
+            # (from a subclass's `build` during the first call: that call runs `call` next)
             super().build(input_shape)
             return
         if input_shape is None:
