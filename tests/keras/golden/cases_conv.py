@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(31)
@@ -33,10 +34,6 @@ def _layer(cls, *args, **kwargs):
 def _run(cls, x, *args, n, **kwargs):
     return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), [x]), n=n,
                 terms="normwise")
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
 
 
 def _weights(cls, x, *args, **kwargs):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config, built_layer_config as _built_config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(21)
@@ -30,18 +31,6 @@ SEQ[1, 0, 1] = 0.0  # one feature at the mask value: the timestep stays
 
 def _layer(cls, *args, **kwargs):
     return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs)
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
-
-
-def _built_config(cls, x, *args, **kwargs):
-    def fn(tf):
-        layer = getattr(tf.keras.layers, cls)(*args, **kwargs)
-        layer(tf.constant(x))
-        return layer.get_config()
-    return fn
 
 
 def _embedding(ids, table_dtype=np.float32, **kwargs):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config, built_layer_config as _built_config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(11)
@@ -104,18 +105,6 @@ def _cnn_case(training):
             grads = grads[:2] + grads[3:]
         return {"output": out, "grads": grads, "moving_mean": bn.moving_mean,
                 "moving_variance": bn.moving_variance}
-    return fn
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
-
-
-def _built_config(cls, x, *args, **kwargs):
-    def fn(tf):
-        layer = getattr(tf.keras.layers, cls)(*args, **kwargs)
-        layer(tf.constant(x))
-        return layer.get_config()
     return fn
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(61)
@@ -42,10 +43,6 @@ def _layer(cls, *args, **kwargs):
 def _run(cls, inputs, *args, n=0, terms=None, **kwargs):
     return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), inputs), n=n,
                 terms=terms)
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
 
 
 def _ints(cls):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config, built_layer_config as _built_config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(53)
@@ -42,18 +43,6 @@ def _run(cls, x, *args, n, accumulate=None, ulps=None, call_kwargs=None, **kwarg
     return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), [x],
                                      call_kwargs=call_kwargs), n=n, terms="normwise",
                 accumulate=accumulate, ulps=ulps)
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
-
-
-def _built_config(cls, x, *args, **kwargs):
-    def fn(tf):
-        layer = getattr(tf.keras.layers, cls)(*args, **kwargs)
-        layer(tf.constant(x))
-        return layer.get_config()
-    return fn
 
 
 def _weights(cls, x, *args, **kwargs):

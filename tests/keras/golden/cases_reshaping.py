@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.keras.golden.layer_case import run_layer
+from tests.keras.golden.layer_case import layer_config as _config
 from tests.ops.golden.harness import Case
 
 _RNG = np.random.default_rng(71)
@@ -41,10 +42,6 @@ def _run(cls, x, *args, n=0, terms=None, **kwargs):
 def _outputs(cls, x, *args, n=0, **kwargs):
     return Case(lambda tf: run_layer(tf, _layer(cls, *args, **kwargs), [x], grads=False), n=n,
                 terms="normwise")
-
-
-def _config(cls, *args, **kwargs):
-    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
 
 
 def _error(fn):

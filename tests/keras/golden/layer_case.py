@@ -57,3 +57,18 @@ def run_layer(tf: Any, make: Callable[[Any], Any], inputs: Sequence[np.ndarray],
         result["grads"] = [g if g is not None else "none"
                            for g in tape.gradient(total, sources)]
     return result
+
+
+def layer_config(cls: str, *args: Any, **kwargs: Any) -> Callable[[Any], dict]:
+    """A case: the config of `tf.keras.layers.<cls>(*args, **kwargs)`, unbuilt."""
+    return lambda tf: getattr(tf.keras.layers, cls)(*args, **kwargs).get_config()
+
+
+def built_layer_config(cls: str, x: np.ndarray, *args: Any, **kwargs: Any
+                       ) -> Callable[[Any], dict]:
+    """A case: the config of the layer after one call on `x`."""
+    def fn(tf: Any) -> dict:
+        layer = getattr(tf.keras.layers, cls)(*args, **kwargs)
+        layer(tf.constant(x))
+        return layer.get_config()
+    return fn
