@@ -109,7 +109,21 @@ def _normalize_type(device_type: str) -> str:
     return device_type.upper() if device_type.lower() in ("cpu", "gpu", "tpu") else device_type
 
 
+_parsed: dict = {}  # spec string -> its fields (a handful of distinct strings per program)
+
+
 def _parse(spec: str) -> dict:
+    if type(spec) is str:
+        known = _parsed.get(spec)
+        if known is not None:
+            return dict(known)
+    fields = _parse_fields(spec)
+    if type(spec) is str and len(_parsed) < 4096:
+        _parsed[spec] = dict(fields)
+    return fields
+
+
+def _parse_fields(spec: str) -> dict:
     fields: dict = {}
     if spec is None:
         return fields

@@ -80,6 +80,12 @@ _variable_base: Optional[type] = None
 _plain_reads: set = set()
 
 
+def plain_read_types() -> set:
+    """The variable classes `convert_to_tensor` reads with `value()` directly (fast paths
+    may do the same for these, and only these)."""
+    return _plain_reads
+
+
 def register_variable_read(variable_type: type, conversion_func: Callable) -> None:
     """`register_tensor_conversion_function` for `tf.Variable` itself (`variables` calls it):
     a variable class for which it is the first function, and which keeps the base class's

@@ -136,7 +136,11 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any,
     else:
         valid = in_range(y, n)
         safe = y.clamp(0, max(n - 1, 0)).to(torch.int64)
-    loss = -torch.log_softmax(px, dim=-1).gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+    if px.dim() == 2:  # (one node each way: the same values as the gather below)
+        loss = torch.nn.functional.nll_loss(torch.log_softmax(px, dim=-1), safe,
+                                            reduction="none")
+    else:
+        loss = -torch.log_softmax(px, dim=-1).gather(-1, safe.unsqueeze(-1)).squeeze(-1)
     if valid is not None:
         loss = torch.where(valid, loss, torch.full((), float("nan"), dtype=loss.dtype,
                                                    device=loss.device))

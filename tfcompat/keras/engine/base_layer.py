@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections.abc
 import inspect
 import threading
+import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import numpy as np
@@ -72,6 +73,18 @@ def _to_shapes(shape: Any) -> Any:
             isinstance(d, (list, tuple, dict)) for d in shape):
         return [_to_shapes(d) for d in shape]
     return TensorShape(shape)
+
+
+class _LossHolders(threading.local):
+    """Per thread, the layers whose last call added losses (`add_loss` in `call`, activity
+    regularizers): a top-level call clears nested layers' call losses, and walks the layer
+    tree to do so only while some layer of this thread holds any."""
+
+    def __init__(self) -> None:
+        self.layers: "weakref.WeakSet[Layer]" = weakref.WeakSet()
+
+
+_loss_holders = _LossHolders()
 
 
 def _set(obj: Any, name: str, value: Any) -> None:
@@ -541,11 +554,16 @@ class Layer(Module):
         return losses
 
     def _clear_losses(self) -> None:
+        holders = _loss_holders.layers
+        if not holders:
+            return  # (no layer of this thread holds call losses: nothing to walk for)
         if not self._self_tracked_trackables:
             self._thread_local.eager_losses = []
+            holders.discard(self)
             return
         for layer in self._flatten_layers():
             layer._thread_local.eager_losses = []
+            holders.discard(layer)
 
     @property
     def losses(self) -> list:
@@ -594,6 +612,7 @@ class Layer(Module):
         if eager_losses:
             if utils.call_context().in_call:
                 self._eager_losses.extend(eager_losses)
+                _loss_holders.layers.add(self)
             else:
                 self._losses.extend(eager_losses)
 
@@ -797,6 +816,8 @@ class Layer(Module):
                 self.add_loss(binary_math_ops.divide_no_nan(loss, batch_size))
 
     def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        if previous_mask is None and type(self).compute_mask is Layer.compute_mask:
+            return  # (the base passes the input mask on: there is none)
         flat_outputs = nest.flatten(outputs)
         if getattr(self, "_compute_output_and_mask_jointly", False) or all(
                 getattr(x, "_keras_mask", None) is not None for x in flat_outputs):

@@ -74,7 +74,7 @@ class Model(Layer):
     def _assert_weights_created(self) -> None:
         """tf_keras: a model whose class defines `build` (a Sequential, a subclass) has no
         weights to list before it is built -- a ValueError, not a misleading `[]`."""
-        if self.dynamic or self.built:
+        if self.built or self.dynamic:
             return
         if "build" in type(self).__dict__ and type(self) is not Model:
             raise ValueError(

@@ -27,6 +27,7 @@ from ...distribute import distribute_lib
 from ...framework import tensor_conversion
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.binary_math_ops import divide_no_nan
+from ..optimizers import multi_tensor
 
 __all__ = [
     "Reduction", "ReductionV2", "Loss", "LossFunctionWrapper", "compute_weighted_loss",
@@ -134,7 +135,8 @@ def reduce_weighted_loss(weighted_losses: torch.Tensor,
         # it (the same rounding) unless it is 0, without a Python backward in autograd.
         count = weighted_losses.numel()
         if count:
-            loss = math_ops.truediv(loss, math_ops.cast(count, weighted_losses.dtype))
+            # (a cached constant: read only, here and by the division's backward)
+            loss = torch.div(loss, multi_tensor.scalar(count, loss.dtype, loss.device))
         else:
             loss = divide_no_nan(loss, math_ops.cast(0, weighted_losses.dtype))
     return loss
@@ -152,17 +154,23 @@ def compute_weighted_loss(losses: Any, sample_weight: Any = None,
     ReductionV2.validate(reduction)
     if reduction == ReductionV2.AUTO:
         reduction = ReductionV2.SUM_OVER_BATCH_SIZE
-    if sample_weight is None:
-        sample_weight = 1.0
     losses = tensor_conversion.convert_to_tensor(losses)
-    sample_weight = tensor_conversion.convert_to_tensor(sample_weight)
     input_dtype = None
     if not (losses.is_floating_point() or losses.is_complex()):
         input_dtype = losses.dtype
         losses = math_ops.cast(losses, "float32")
-    sample_weight = math_ops.cast(sample_weight, losses.dtype)
-    losses, _, sample_weight = squeeze_or_expand_dimensions(losses, None, sample_weight)
-    loss = reduce_weighted_loss(math_ops.multiply(losses, sample_weight), reduction)
+    if sample_weight is None and reduction != ReductionV2.NONE:
+        # tf_keras weights by 1.0, then reduces: the same values and gradients without the
+        # multiply (`NONE` keeps it: the result is then a new tensor, not `losses` itself)
+        weighted = losses
+    else:
+        if sample_weight is None:
+            sample_weight = 1.0
+        sample_weight = math_ops.cast(tensor_conversion.convert_to_tensor(sample_weight),
+                                      losses.dtype)
+        losses, _, sample_weight = squeeze_or_expand_dimensions(losses, None, sample_weight)
+        weighted = math_ops.multiply(losses, sample_weight)
+    loss = reduce_weighted_loss(weighted, reduction)
     if input_dtype is not None:
         loss = math_ops.cast(loss, input_dtype)
     return loss

@@ -157,8 +157,12 @@ class Adam(OptimizerV2):
     def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
         dtype = var_dtype.as_torch
         _, _, beta_1_power, beta_2_power = self._powers(var_dtype)
-        # The dense kernel's step size, grouped as TF's kernel groups it.
-        alpha = self._decayed_lr(var_dtype) * torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        # The dense kernel's step size, grouped as TF's kernel groups it (`1 - x` against a
+        # cached one: the same rounding as the Python operators, without their wrappers).
+        one = multi_tensor.scalar(1, dtype, beta_1_power.device)
+        alpha = torch.div(torch.mul(self._decayed_lr(var_dtype),
+                                    torch.sqrt(torch.sub(one, beta_2_power))),
+                          torch.sub(one, beta_1_power))
         return dict(alpha=alpha, beta_1=self._host_hyper("beta_1", dtype),
                     beta_2=self._host_hyper("beta_2", dtype),
                     epsilon=multi_tensor.host_value(self.epsilon, dtype))

@@ -544,7 +544,7 @@ class OptimizerV2(OptimizerWeights):
     def _local_step(self, var_dtype: Any, offset: int = 1) -> torch.Tensor:
         """`tf.cast(iterations + offset, var_dtype)`: the sum in int64, as TF's, with a cached offset."""
         it = convert_to_tensor(self.iterations)
-        return cast(it + multi_tensor.scalar(offset, it.dtype, it.device), var_dtype)
+        return cast(torch.add(it, multi_tensor.scalar(offset, it.dtype, it.device)), var_dtype)
 
     def _decayed_lr(self, var_dtype: Any) -> torch.Tensor:
         """The learning rate for this step in `var_dtype`: schedule, then inverse-time decay."""

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from ....framework import dtypes
+from ....framework import tensor_conversion
 from ....framework.tensor_shape import TensorShape
 from ....ops import math_ops, matrix_ops, nn_ops
 from ... import activations, backend, constraints, initializers, regularizers
@@ -73,16 +76,39 @@ class Dense(Layer):
         compute = self._compute_dtype_object
         if compute is not None and inputs.dtype != dtypes.to_torch(compute):
             inputs = math_ops.cast(inputs, compute)
-        rank = inputs.dim()
-        if rank == 2:
-            outputs = math_ops.matmul(inputs, self.kernel)
-        else:
-            outputs = matrix_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
-        if self.use_bias:
-            outputs = nn_ops.bias_add(outputs, self.bias)
+        outputs = self._plain_affine(inputs)
+        if outputs is None:
+            rank = inputs.dim()
+            if rank == 2:
+                outputs = math_ops.matmul(inputs, self.kernel)
+            else:
+                outputs = matrix_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            if self.use_bias:
+                outputs = nn_ops.bias_add(outputs, self.bias)
         if self.activation is not None:
             outputs = self.activation(outputs)
         return outputs
+
+    def _plain_affine(self, inputs: Any) -> Any:
+        """`inputs @ kernel + bias` straight on torch for the common call -- a matrix of the
+        kernel's floating dtype and device, plain variables -- else None (the ops below,
+        with their conversions and TF's errors). The same two ops TF runs (MatMul, then
+        BiasAdd), so the same values and gradients."""
+        kernel, bias = self.kernel, self.bias
+        plain = tensor_conversion.plain_read_types()
+        if (type(inputs) is not torch.Tensor or inputs.dim() != 2 or type(kernel) not in plain
+                or (bias is not None and type(bias) not in plain)):
+            return None
+        k = kernel.value()
+        if (k.dtype is not inputs.dtype or not k.is_floating_point() or k.dim() != 2
+                or k.shape[0] != inputs.shape[1] or k.device != inputs.device):
+            return None
+        if bias is None:
+            return torch.matmul(inputs, k)
+        b = bias.value()
+        if b.dtype is not k.dtype or b.shape != k.shape[1:] or b.device != k.device:
+            return None
+        return torch.add(torch.matmul(inputs, k), b)
 
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
         input_shape = TensorShape(input_shape)
