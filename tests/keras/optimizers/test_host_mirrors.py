@@ -4,8 +4,10 @@ Code outside tfcompat may write a variable's live tensor without torch
 noticing: `torch.distributed.broadcast` into `var.handle`, or a numpy view of
 it. The optimizer must still use the written value on the next step:
 
-* `iterations` never reaches the host at all (Adam's bias correction is a
-  device tensor), so its next value is whatever the storage holds;
+* `iterations` is mirrored on the host only where reading is free (Adam's
+  bias correction on the CPU; on an accelerator it is a device tensor), with
+  a mirror keyed, as below, by the storage cell's token: its next value is
+  whatever the storage holds;
 * a hyperparameter a fused kernel takes as a host float (Adam's `beta_1`)
   is mirrored on the host, and the mirror is keyed by the storage cell's
   token, which `Variable.handle` invalidates: it is read again once.

@@ -279,12 +279,51 @@ MIRRORED = [(info, cfg, key) for info, cfg in ALL_CONFIGS for key in _mirrored(i
 
 
 def test_some_scalars_are_mirrored():
-    """The fast path mirrors Adam's beta_1 and beta_2 (the fused kernel's host floats), but never
-    the step count: Adam's bias correction is a device tensor (`adam.adam`'s `alpha`)."""
+    """The fast path mirrors Adam's beta_1 and beta_2 (the fused kernel's host floats) and, on
+    the CPU, the step count (its bias correction runs on NumPy scalars there; each increment
+    advances the mirror, so steady steps read nothing: `test_no_host_reads_after_the_first_step`)."""
     keys = {(info.name, str(key)) for info, _, key in MIRRORED}
     assert any(name == "Adam" and "beta_1" in key for name, key in keys)
     assert any(name == "Adam" and "beta_2" in key for name, key in keys)
-    assert not any("iterations" in key for _, key in keys)
+    assert any(name == "Adam" and key == "iterations" for name, key in keys)
+    # only Adam's coefficients take the host path
+    assert {name for name, key in keys if key == "iterations"} == {"Adam"}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("lr", ["float", "variable", "callable"])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_host_coefficients_equal_the_device_ones_bit_for_bit(dtype, lr, amsgrad):
+    """Adam's step size on NumPy scalars (CPU) and as device tensors (an accelerator's path,
+    here CPU tensors standing in) give the same bits, step after step, for every form of
+    learning rate the host path takes."""
+    from tfcompat.testing import accelerator_policy
+    rs = np.random.RandomState(3)
+    init = [rs.uniform(-1, 1, (7,)).astype(dtype), rs.uniform(-1, 1, (3, 4)).astype(dtype)]
+    grads = [[rs.uniform(-1, 1, w.shape).astype(dtype) for w in init] for _ in range(40)]
+
+    def learning_rate():
+        return {"float": 0.01, "variable": tf.Variable(0.01, dtype=tf.float32),
+                "callable": lambda: 0.01}[lr]
+
+    def run(device_path):
+        if device_path:
+            with accelerator_policy():
+                variables = [tf.Variable(w) for w in init]
+                opt = tf.keras.optimizers.Adam(learning_rate(), amsgrad=amsgrad)
+                assert opt._host_step(variables[0].value().dtype) is None
+                for step in grads:
+                    opt.apply_gradients(zip([torch.from_numpy(g) for g in step], variables))
+        else:
+            variables = [tf.Variable(w) for w in init]
+            opt = tf.keras.optimizers.Adam(learning_rate(), amsgrad=amsgrad)
+            for step in grads:
+                opt.apply_gradients(zip([torch.from_numpy(g) for g in step], variables))
+            assert opt._host_step(variables[0].value().dtype) is not None
+        return [to_numpy(v) for v in variables]
+
+    for host, device in zip(run(False), run(True)):
+        np.testing.assert_array_equal(host, device)
 
 
 def _perturb(info, key, opt):

@@ -12,11 +12,13 @@ Epsilon is added *after* the bias correction is folded into the step size,
 unlike `torch.optim.Adam` (`sqrt(v / (1 - b2p)) + eps`).
 
 `adam` is the functional core (plain tensor lists, no optimizer object).
-Its fused implementation runs torch's fused Adam kernel with `lr = alpha` (a
-device tensor) and a step count of +inf: torch's bias corrections
-`1 - beta ** step` are then exactly 1, so the kernel computes Keras'
-`var - alpha * m / (sqrt(v) + epsilon)` with Keras' own epsilon, and no step
-count is ever needed on the host.
+Its fused implementation runs torch's fused Adam kernel with `lr = alpha` and
+a step count of +inf: torch's bias corrections `1 - beta ** step` are then
+exactly 1, so the kernel computes Keras' `var - alpha * m / (sqrt(v) + epsilon)`
+with Keras' own epsilon. `alpha` is a device tensor computed by TF's scalar
+ops; on the CPU (float32/float64, constant learning rate) the same operations
+run on NumPy scalars instead (`OptimizerV2._host_step`: the same bits, fewer
+Python-level ops). No step count is ever read from an accelerator.
 
 The sparse update is not lazy: it decays all of `m` and `v` and updates
 every row of the variable, as tf_keras does.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+import numpy as np
 import torch
 
 from . import multi_tensor
@@ -35,14 +38,15 @@ from .optimizer_v2 import OptimizerV2
 __all__ = ["Adam", "adam"]
 
 
-def adam(params: list, grads: list, m: list, v: list, vhat: Optional[list], *, alpha: torch.Tensor,
+def adam(params: list, grads: list, m: list, v: list, vhat: Optional[list], *, alpha: Any,
          beta_1: float, beta_2: float, epsilon: float, amsgrad: bool = False,
          implementation: str = "foreach") -> None:
     """One tf_keras Adam step over tensors of one device and dtype, in place.
 
     `m`, `v` (and `vhat` with `amsgrad`) are the slots; `alpha` is
-    `lr * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)` as a 0-d tensor of the
-    dtype; `beta_1`, `beta_2`, `epsilon` are Python floats already rounded to
+    `lr * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)`, a 0-d tensor of the
+    dtype (or, float32/float64, a Python float holding a value of the dtype);
+    `beta_1`, `beta_2`, `epsilon` are Python floats already rounded to
     the dtype. `implementation` is "foreach" (TF's operations in TF's order,
     each rounded to the dtype: exact for half precision) or "fused" (torch's
     `_fused_adam_`, float32/float64, one pass; its lerp and fused
@@ -156,6 +160,16 @@ class Adam(OptimizerV2):
     # -- multi-tensor path -----------------------------------------------------------
     def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
         dtype = var_dtype.as_torch
+        beta_1, beta_2 = self._host_hyper("beta_1", dtype), self._host_hyper("beta_2", dtype)
+        epsilon = multi_tensor.host_value(self.epsilon, dtype)
+        host = self._host_step(dtype)
+        if host is not None:  # (the same operations as below, in NumPy scalars of the dtype)
+            t, lr = host
+            one = t.dtype.type(1)
+            with np.errstate(all="ignore"):
+                alpha = lr * np.sqrt(one - t.dtype.type(beta_2) ** t) / (
+                    one - t.dtype.type(beta_1) ** t)
+            return dict(alpha=float(alpha), beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
         _, _, beta_1_power, beta_2_power = self._powers(var_dtype)
         # The dense kernel's step size, grouped as TF's kernel groups it (`1 - x` against a
         # cached one: the same rounding as the Python operators, without their wrappers).
@@ -163,9 +177,7 @@ class Adam(OptimizerV2):
         alpha = torch.div(torch.mul(self._decayed_lr(var_dtype),
                                     torch.sqrt(torch.sub(one, beta_2_power))),
                           torch.sub(one, beta_1_power))
-        return dict(alpha=alpha, beta_1=self._host_hyper("beta_1", dtype),
-                    beta_2=self._host_hyper("beta_2", dtype),
-                    epsilon=multi_tensor.host_value(self.epsilon, dtype))
+        return dict(alpha=alpha, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
 
     def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,
                                   coefficients: dict) -> None:

@@ -215,6 +215,18 @@ class HostMirrors:
         self._cache[key] = (token, value)
         return value
 
+    def valid(self, key: Any, source: Any) -> Any:
+        """The mirror of `key` if `source` has not changed since it was taken, else None."""
+        entry = self._cache.get(key)
+        if entry is not None and same_token(entry[0], _token(source)):
+            return entry[1]
+        return None
+
+    def set(self, key: Any, source: Any, value: Any) -> None:
+        """Record `value` as the mirror of `source` as it is now (a write whose result the
+        writer knows, e.g. an increment of a mirrored counter: no host read)."""
+        self._cache[key] = (_token(source), value)
+
 
 # `torch._foreach_add(tensors, t)` with a 0-d tensor `t` binds to the `Scalar` overload, whose
 # argument parsing reads `t` on the host (`item()`); the `Tensor` overload (and `mul`/`div`'s,

@@ -34,6 +34,7 @@ import operator
 import warnings
 from typing import Any, Callable, Iterable, Optional
 
+import numpy as np
 import torch
 
 from ...autodiff.tape import GradientTape
@@ -45,7 +46,9 @@ from ...framework import device as device_lib
 from ...framework import variable_protocol as protocol
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.name_scope import name_scope
+from ...framework import tensor_conversion
 from ...framework.tensor_conversion import convert_to_tensor
+from ...ops._indices import checks_on_host
 from ...variables import Variable
 from . import clipping, multi_tensor, schedules, step_plan
 from .weights import OptimizerWeights, cast, var_key
@@ -76,6 +79,7 @@ def _all_reduce_sum_gradients(grads_and_vars: Iterable) -> list:
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+_ITERATIONS_MIRROR = "iterations"  # the key of `iterations`' host mirror (see `_host_step`)
 _PER_REPLICA_KINDS = frozenset({torch.Tensor, distribute_values.PerReplica, distribute_values.Mirrored})
 
 
@@ -482,7 +486,10 @@ class OptimizerV2(OptimizerWeights):
         if cell is None:
             it.assign_add(1, read_value=False)
             return
+        before = self._host.valid(_ITERATIONS_MIRROR, cell)
         it.assign_add(multi_tensor.scalar(1, torch.int64, cell.value.device), read_value=False)
+        if before is not None:
+            self._host.set(_ITERATIONS_MIRROR, cell, before + 1)
 
     # -- host mirrors of hyperparameters ---------------------------------------------
     def _host_hyper(self, name: str, dtype: torch.dtype) -> float:
@@ -545,6 +552,35 @@ class OptimizerV2(OptimizerWeights):
         """`tf.cast(iterations + offset, var_dtype)`: the sum in int64, as TF's, with a cached offset."""
         it = convert_to_tensor(self.iterations)
         return cast(torch.add(it, multi_tensor.scalar(offset, it.dtype, it.device)), var_dtype)
+
+    def _host_step(self, dtype: torch.dtype) -> Optional[tuple]:
+        """`(t, lr)`: `cast(iterations + 1, dtype)` and the learning rate as NumPy scalars of
+        `dtype`, when the step's scalar arithmetic may run on the host -- else None.
+
+        That is: float32/float64, on the CPU (the current device and `iterations`' storage;
+        not under `host_as_accelerator`, where CPU tensors stand in for a device's),
+        a constant learning rate without inverse-time decay. There TF's scalar kernels and
+        NumPy's scalar arithmetic are the same IEEE operations of the dtype (the same libm
+        `pow`), so the coefficients come out bit for bit as on the device path. `iterations`
+        is mirrored on the host (read once after an outside write; each increment advances
+        the mirror), so a step reads nothing. On an accelerator the device path stays.
+        """
+        if dtype is not torch.float32 and dtype is not torch.float64:
+            return None
+        if self._initial_decay > 0.0 or not checks_on_host(device_lib.current_torch_device()):
+            return None
+        lr = self._hyper.get("learning_rate")
+        if lr is None or isinstance(lr, schedules.LearningRateSchedule):
+            return None
+        it = self.iterations
+        cell = protocol.storage(it)
+        if (cell is None or type(it) not in tensor_conversion.plain_read_types()
+                or not checks_on_host(cell.value)):
+            return None
+        np_dtype = np.float32 if dtype is torch.float32 else np.float64
+        # (`iterations` mirrored: read after an outside write, else advanced by the increment)
+        count = self._host.read(_ITERATIONS_MIRROR, cell, int)
+        return np_dtype(count + 1), np_dtype(self._host_hyper("learning_rate", dtype))
 
     def _decayed_lr(self, var_dtype: Any) -> torch.Tensor:
         """The learning rate for this step in `var_dtype`: schedule, then inverse-time decay."""
