@@ -106,9 +106,24 @@ def interleaved(fns: Mapping[str, TimerLike], repeat: int, numbers: Optional[Map
 
 
 def interleaved_ms(fns: Mapping[str, TimerLike], repeat: int = 15, warmup: int = 3,
-                   device: Optional[torch.device] = None) -> Dict[str, float]:
-    """Median wall time (ms) of one call of each timer, measured in alternation."""
-    return {k: v * 1e3 for k, v in interleaved(fns, repeat, None, device, warmup).items()}
+                   device: Optional[torch.device] = None, run_s: Optional[float] = None,
+                   max_calls: int = 1) -> Dict[str, float]:
+    """Median wall time (ms) of one call of each timer, measured in alternation.
+
+    With `run_s`, every timer makes the same number of calls per run -- as many as take
+    the first timer about `run_s`, at most `max_calls` -- so that what a switch between
+    timers leaves behind (another process's threads still spinning, cold caches) is
+    spread over several calls instead of landing on a single timed one, while every
+    column still runs the same number of steps.
+    """
+    number = 1
+    if run_s is not None and max_calls > 1:
+        timers = _timers(fns, device, warmup)
+        first = next(iter(timers.values()))
+        number = min(max_calls, calibrate(first, run_s))
+        fns, warmup = timers, 0
+    numbers = {name: number for name in fns}
+    return {k: v * 1e3 for k, v in interleaved(fns, repeat, numbers, device, warmup).items()}
 
 
 def interleaved_us(fns: Mapping[str, TimerLike], repeat: int = 9, target_s: float = 0.01,

@@ -46,6 +46,11 @@ from benchmarks._timing import interleaved_ms  # noqa: E402
 TARGETS = {("mlp", "step"): 1.10, ("cnn", "step"): 1.10, ("lstm", "step"): 1.25}
 KERAS_EPSILON, BETA_2 = 1e-7, 0.999
 CHECK_STEPS = 3
+# Calls per timed run (the same for every column): enough for ~40 ms, so that a remote
+# worker's still-spinning threads after its run hit several calls, not one; at most 8, so
+# the MLP (which memorizes its one batch) stays far from the hundreds of steps after which
+# its gradients and Adam's moments go subnormal and every column slows down.
+RUN_S, MAX_CALLS = 0.04, 8
 
 
 # -- plain torch, from the Keras model's weights ---------------------------------------------------
@@ -213,7 +218,8 @@ def main(argv: Optional[List[str]] = None) -> None:
                     # (after the remote setups: those losses start from the initial weights too)
                     checks.append((name, "tfcompat", _losses(ours["step"], CHECK_STEPS)))
                     checks.append((name, "torch", _losses(theirs["step"], CHECK_STEPS)))
-                rows.append((name, kind, interleaved_ms(columns, repeat=repeat, device=device)))
+                rows.append((name, kind, interleaved_ms(columns, repeat=repeat, device=device,
+                                                        run_s=RUN_S, max_calls=MAX_CALLS)))
     finally:
         for w in (worker, keras3):
             if w is not None:
