@@ -431,7 +431,7 @@ class GradientTape:
         """
         create_graph = (not _tls.paused_all and torch.is_grad_enabled()
                         and any(not t._paused for t in _tls.recording))
-        shared = any(t in _tls.open for t in self._overlapping)
+        shared = bool(self._overlapping) and any(t in _tls.open for t in self._overlapping)
         retain_graph = self._persistent or create_graph or shared
         return retain_graph, create_graph
 

@@ -53,10 +53,19 @@ def _flatten_into(structure: Any, out: list) -> None:
             append(child)
 
 
+def _flat_sequence(structure: Any) -> bool:
+    """Whether `structure` is a plain list or tuple of leaves (the common call: a variable
+    list, a batch's tensors), flattened and rebuilt without recursion."""
+    kind = type(structure)
+    return (kind is list or kind is tuple) and not any(map(is_nested, structure))
+
+
 def flatten(structure: Any) -> list:
     """The leaves of `structure`, depth first (a leaf flattens to `[leaf]`)."""
     if not is_nested(structure):
         return [structure]
+    if _flat_sequence(structure):
+        return list(structure)
     out: list = []
     _flatten_into(structure, out)
     return out
@@ -86,6 +95,12 @@ def _copy_defaultdict(structure: collections.defaultdict, values: dict) -> colle
 def pack_sequence_as(structure: Any, flat_sequence: list) -> Any:
     """Rebuild `structure` with the leaves of `flat_sequence`, in `flatten` order."""
     flat_sequence = list(flat_sequence)
+    if _flat_sequence(structure):
+        if len(structure) != len(flat_sequence):
+            raise ValueError(
+                f"Could not pack sequence. Structure had {len(structure)} atoms, but "
+                f"flat_sequence had {len(flat_sequence)} items.")
+        return flat_sequence if type(structure) is list else tuple(flat_sequence)
     expected = len(flatten(structure))
     if expected != len(flat_sequence):
         raise ValueError(

@@ -359,9 +359,22 @@ class Layer(Module):
                 yield module
 
     def _gather_children_attribute(self, attribute: str) -> list:
-        children = self._flatten_modules(include_self=False, recursive=False)
+        trackables = self.__dict__.get("_self_tracked_trackables")
+        if not trackables:
+            return []
         out: list = []
-        for child in children:
+        seen: set = set()
+        for obj in trackables:
+            if isinstance(obj, Module):
+                if id(obj) not in seen and not _is_metric(obj):
+                    seen.add(id(obj))
+                    out.extend(getattr(obj, attribute))
+            elif isinstance(obj, _CONTAINER_TYPES) and not protocol.is_variable(obj):
+                break  # (lists and dicts held by attributes: the general walk below)
+        else:
+            return out  # (direct children in assignment order, each once: the walk's order)
+        out = []
+        for child in self._flatten_modules(include_self=False, recursive=False):
             out.extend(getattr(child, attribute))
         return out
 
@@ -980,6 +993,9 @@ def _is_metric(obj: Any) -> bool:
 
 def _is_container(obj: Any) -> bool:
     return isinstance(obj, (list, tuple, dict)) and not protocol.is_variable(obj)
+
+
+_CONTAINER_TYPES = (list, tuple, dict)
 
 
 def _container_values(obj: Any) -> list:
