@@ -28,7 +28,8 @@ ALLOWED = {
     # Normalization.adapt reads tf.data datasets (data), mixed precision scales gradients
     # (autodiff)
     "keras": {"framework", "ops", "autodiff", "variables", "distribute", "data", "train",
-              "keras"},
+              "keras", "summary"},  # summary: the TensorBoard callback writes event files
+    "summary": {"framework", "ops", "distribute", "train", "summary"},  # train: the wire format
 }
 
 

@@ -16,6 +16,7 @@ from . import random
 from . import debugging
 from . import data
 from . import train
+from . import summary
 from .train.module import Module
 from .framework import dtypes, nest
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double,
