@@ -327,10 +327,12 @@ class Layer(Module):
         if not any(variable is w for w in weights):
             weights.append(variable)
 
-    def _flatten_modules(self, recursive: bool = True, include_self: bool = True
-                         ) -> Iterator[Any]:
+    def _flatten_modules(self, recursive: bool = True, include_self: bool = True,
+                         include_metrics: bool = False) -> Iterator[Any]:
         """This layer (if `include_self`) then nested modules, depth first in assignment
-        order (lists and dicts held by attributes expanded), each once."""
+        order (lists and dicts held by attributes expanded), each once; metrics held as
+        attributes only with `include_metrics` (a `Model`'s weights list them, a layer's
+        do not: tf_keras's split)."""
         if include_self:
             yield self
         trackables = self.__dict__.get("_self_tracked_trackables")
@@ -343,7 +345,7 @@ class Layer(Module):
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
-            if isinstance(obj, Module) and not _is_metric(obj):
+            if isinstance(obj, Module) and (include_metrics or not _is_metric(obj)):
                 yield obj
                 if recursive:
                     sub = obj.__dict__.get("_self_tracked_trackables")
@@ -358,7 +360,7 @@ class Layer(Module):
             if isinstance(module, Layer):
                 yield module
 
-    def _gather_children_attribute(self, attribute: str) -> list:
+    def _gather_children_attribute(self, attribute: str, include_metrics: bool = False) -> list:
         trackables = self.__dict__.get("_self_tracked_trackables")
         if not trackables:
             return []
@@ -366,7 +368,7 @@ class Layer(Module):
         seen: set = set()
         for obj in trackables:
             if isinstance(obj, Module):
-                if id(obj) not in seen and not _is_metric(obj):
+                if id(obj) not in seen and (include_metrics or not _is_metric(obj)):
                     seen.add(id(obj))
                     out.extend(getattr(obj, attribute))
             elif isinstance(obj, _CONTAINER_TYPES) and not protocol.is_variable(obj):
@@ -374,7 +376,8 @@ class Layer(Module):
         else:
             return out  # (direct children in assignment order, each once: the walk's order)
         out = []
-        for child in self._flatten_modules(include_self=False, recursive=False):
+        for child in self._flatten_modules(include_self=False, recursive=False,
+                                           include_metrics=include_metrics):
             out.extend(getattr(child, attribute))
         return out
 
@@ -395,22 +398,27 @@ class Layer(Module):
             if _is_container(obj):
                 self._track_variables(obj)
 
+    _WEIGHTS_INCLUDE_METRICS = False  # (a `Model` lists its attribute metrics' state)
+
     @property
     def trainable_weights(self) -> list:
         self._update_trackables()
         if not self.trainable:
             return []
-        children = self._gather_children_attribute("trainable_variables")
+        children = self._gather_children_attribute("trainable_variables",
+                                                   self._WEIGHTS_INCLUDE_METRICS)
         return self._dedup_weights(self._trainable_weights + children)
 
     @property
     def non_trainable_weights(self) -> list:
         self._update_trackables()
         if self.trainable:
-            children = self._gather_children_attribute("non_trainable_variables")
+            children = self._gather_children_attribute("non_trainable_variables",
+                                                       self._WEIGHTS_INCLUDE_METRICS)
             weights = self._non_trainable_weights + children
         else:
-            children = self._gather_children_attribute("variables")
+            children = self._gather_children_attribute("variables",
+                                                       self._WEIGHTS_INCLUDE_METRICS)
             weights = self._trainable_weights + self._non_trainable_weights + children
         return self._dedup_weights(weights)
 

@@ -164,7 +164,11 @@ class Functional(LayerCheckpointNames, Model):
                  trainable: bool = True, **kwargs: Any) -> None:
         if name is None:  # tf_keras names functional models `model`, `model_1`, ...
             from .. import backend
-            name = backend.unique_object_name("model", zero_based=True)
+            from . import base_layer_utils
+            # (a subclass called as `CustomModel(inputs, outputs)`: `custom_model`, ...)
+            prefix = "model" if type(self) is Functional else \
+                base_layer_utils.to_snake_case(type(self).__name__)
+            name = backend.unique_object_name(prefix, zero_based=True)
         Layer.__init__(self, name=name, trainable=trainable)
         flat_inputs = nest.flatten(inputs)
         flat_outputs = nest.flatten(outputs)
@@ -220,7 +224,8 @@ class Functional(LayerCheckpointNames, Model):
             self._self_tracked_trackables.append(layer)
         _set(self, "_layers_in_order", layers)
         _set(self, "input_names", [x._keras_history.layer.name for x in flat_inputs])
-        _set(self, "output_names", [x._keras_history.layer.name for x in flat_outputs])
+        _set(self, "output_names", _unique_output_names(
+            [x._keras_history.layer.name for x in flat_outputs]))
         _set(self, "built", True)
         _set(self, "_input_dtypes", [dtypes.to_torch(x.dtype) for x in flat_inputs])
 
@@ -335,3 +340,20 @@ class Functional(LayerCheckpointNames, Model):
     def from_config(cls, config: dict, custom_objects: Any = None) -> "Functional":
         from .functional_config import network_from_config
         return network_from_config(cls, config, custom_objects)
+
+
+def _unique_output_names(names: List[str]) -> List[str]:
+    """The output layers' names, a repeated one suffixed `_1`, `_2`, ... (tf_keras's
+    `_set_output_names`: a layer giving two outputs names them `out` and `out_1`)."""
+    taken: set = set()
+    counts: Dict[str, int] = {}
+    out = []
+    for name in names:
+        proposal = name
+        while proposal in taken:
+            count = counts.get(name, 1)
+            proposal = f"{name}_{count}"
+            counts[name] = count + 1
+        taken.add(proposal)
+        out.append(proposal)
+    return out

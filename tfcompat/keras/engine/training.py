@@ -2,7 +2,8 @@
 
 Subclass it (layers as attributes, `call`), or call it with `inputs` and `outputs` to get a
 functional model (`Model(inputs, outputs)` returns a `Functional`, as tf_keras's
-`Model.__new__` does). The training API (`compile`, `fit`, `evaluate`, `predict`) is issue 15.
+`Model.__new__` does). The training API (`compile`, `fit`, `evaluate`, `predict`, the
+`*_on_batch` calls) comes from `training_api.TrainingAPI`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ...framework.tensor_shape import TensorShape
 from ..saving.serialization import keras_export
 from . import base_layer_utils as utils
 from .base_layer import Layer
+from .training_api import TrainingAPI
 
 __all__ = ["Model"]
 
@@ -25,14 +27,39 @@ def _is_functional_call(args: tuple, kwargs: dict) -> bool:
         len(args) == 2) or (len(args) == 1 and "outputs" in kwargs)
 
 
+def _inject_functional_model_class(cls: type, functional: type) -> None:
+    """Put `Functional` where `Model` is among `cls`'s bases (or its ancestors'), so the
+    class's instances are functional models that keep every method the class defines."""
+    if cls is Model or issubclass(cls, functional):
+        return
+    if Model in cls.__bases__:
+        cls.__bases__ = tuple(functional if base is Model else base for base in cls.__bases__)
+        return
+    for base in cls.__bases__:
+        if isinstance(base, type) and issubclass(base, Model):
+            _inject_functional_model_class(base, functional)
+
+
 @keras_export("keras.Model", "keras.models.Model")
-class Model(Layer):
-    """A model: layers tracked as attributes, run by `call` (or a functional graph)."""
+class Model(TrainingAPI, Layer):
+    """A model: layers tracked as attributes, run by `call` (or a functional graph).
+
+    Metrics held as attributes (`self.loss_tracker = Mean()`, TF's custom-fit guide) have
+    their state among the model's `weights` and `non_trainable_weights` (so `get_weights`,
+    `count_params` and weights files count them), as tf_keras; a layer's do not."""
+
+    _WEIGHTS_INCLUDE_METRICS = True
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
-        if cls is Model and _is_functional_call(args, kwargs):
+        if _is_functional_call(args, kwargs):
             from .functional import Functional
-            return Functional.__new__(Functional, *args, **kwargs)
+            if cls is Model:
+                return Functional.__new__(Functional, *args, **kwargs)
+            if not issubclass(cls, Functional):
+                # `class CustomModel(keras.Model)` called as `CustomModel(inputs, outputs)`
+                # (TF's "customizing fit" guide): a functional model with the subclass's
+                # methods, as tf_keras's `inject_functional_model_class`.
+                _inject_functional_model_class(cls, Functional)
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -56,7 +83,8 @@ class Model(Layer):
         self._assert_weights_created()
         self._update_trackables()
         collected: list = []
-        for child in self._flatten_modules(include_self=False, recursive=False):
+        for child in self._flatten_modules(include_self=False, recursive=False,
+                                           include_metrics=True):
             collected.extend(child.variables)
         collected.extend(self._trainable_weights + self._non_trainable_weights)
         return self._dedup_weights(collected)
