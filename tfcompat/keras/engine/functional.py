@@ -170,6 +170,7 @@ class Functional(LayerCheckpointNames, Model):
                 base_layer_utils.to_snake_case(type(self).__name__)
             name = backend.unique_object_name(prefix, zero_based=True)
         Layer.__init__(self, name=name, trainable=trainable)
+        self._record_strategy()
         flat_inputs = nest.flatten(inputs)
         flat_outputs = nest.flatten(outputs)
         for x in flat_inputs:

@@ -33,6 +33,7 @@ class Sequential(LayerCheckpointNames, Model):
 
     def __init__(self, layers: Optional[list] = None, name: Optional[str] = None) -> None:
         Layer.__init__(self, name=name)
+        self._record_strategy()
         _set(self, "_is_graph_network", False)
         _set(self, "_sequential_layers", [])
         _set(self, "_input_layer", None)

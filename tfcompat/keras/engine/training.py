@@ -71,6 +71,7 @@ class Model(TrainingAPI, Layer):
                             "outputs)` or a subclass that forwards them.")
         super().__init__(**{k: v for k, v in kwargs.items() if k in
                             {"trainable", "dtype", "dynamic", "name", "autocast"}})
+        self._record_strategy()
         self._is_graph_network = False
         self.inputs = None
         self.outputs = None

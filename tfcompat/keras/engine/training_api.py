@@ -89,6 +89,12 @@ class _RespectCompiledTrainableState:
 class TrainingAPI:
     """tf_keras's training methods; `Model` inherits them (see the module docstring)."""
 
+    def _record_strategy(self) -> None:
+        """Remember the strategy the model is created (or compiled) under, as tf_keras's
+        `Model.__init__` does: `fit` runs its steps through it."""
+        if self.__dict__.get("_distribution_strategy") is None and distribute_lib.has_strategy():
+            self._set_internal("_distribution_strategy", distribute_lib.get_strategy())
+
     # -- compile -------------------------------------------------------------------------
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None,
                 loss_weights: Any = None, weighted_metrics: Any = None, run_eagerly: Any = None,
@@ -99,6 +105,7 @@ class TrainingAPI:
         `"accuracy"`, functions or `Metric` objects; per output likewise) and
         `loss_weights`."""
         self._validate_compile(optimizer, metrics, **kwargs)
+        self._record_strategy()
         strategy = self.distribute_strategy
         with strategy.scope():
             self._set_internal("_run_eagerly", run_eagerly)
@@ -125,6 +132,8 @@ class TrainingAPI:
                 raise ValueError("You cannot enable `run_eagerly` and `jit_compile` at the "
                                  "same time.")
             self._set_internal("_jit_compile", jit_compile)
+            if jit_compile:
+                _warn_jit_compile_once()
 
     def _set_internal(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)  # (compile's bookkeeping: no tracking)
@@ -339,7 +348,7 @@ class TrainingAPI:
     def _predict_counter(self) -> Any:
         return self._counter("_predict_counter_var")
 
-    def _step_function(self, step: Any, counter: Any) -> Any:
+    def _step_function(self, step: Any, counter: Any, reduction: str = "first") -> Any:
         strategy = self.distribute_strategy
 
         def run_step(data: Any) -> Any:
@@ -352,7 +361,7 @@ class TrainingAPI:
             for _ in range(self.steps_per_execution.value):
                 data = next(iterator)
                 outputs = strategy.run(run_step, args=(data,))
-                outputs = _reduce_per_replica(outputs, strategy)
+                outputs = _reduce_per_replica(outputs, strategy, reduction)
             return outputs
         return function
 
@@ -375,7 +384,7 @@ class TrainingAPI:
     def make_predict_function(self, force: bool = False) -> Any:
         if self.__dict__.get("predict_function") is not None and not force:
             return self.predict_function
-        step = self._step_function(self.predict_step, self._predict_counter)
+        step = self._step_function(self.predict_step, self._predict_counter, "concat")
         self._set_internal("predict_function", step)
         return self.predict_function
 
@@ -662,6 +671,19 @@ class TrainingAPI:
                                      workers=workers, use_multiprocessing=use_multiprocessing)
 
 
+_jit_warned = False
+
+
+def _warn_jit_compile_once() -> None:
+    """`jit_compile=True` is accepted; the steps still run eagerly (one warning)."""
+    global _jit_warned
+    if not _jit_warned:
+        _jit_warned = True
+        warnings.warn("compile(jit_compile=True): tfcompat runs the train step eagerly (XLA "
+                      "compilation through torch.compile is not built yet); the results are "
+                      "the same, only the speed differs.", stacklevel=3)
+
+
 class _StepsPerExecution:
     """Steps per `train_function` call (see `TrainingAPI.steps_per_execution`)."""
 
@@ -683,16 +705,21 @@ class _StepsPerExecution:
         return self.value
 
 
-def _reduce_per_replica(values: Any, strategy: Any) -> Any:
-    """One replica's values as they are; several replicas' logs: the first replica's (the
-    metrics are aggregated across replicas by their own variables)."""
+def _reduce_per_replica(values: Any, strategy: Any, reduction: str) -> Any:
+    """One replica's values as they are. Several replicas': `"first"` (a step's logs: the
+    metrics aggregate across replicas in their own variables, read at the epoch's end) or
+    `"concat"` (predictions: the replicas' rows in replica order, the global batch's)."""
     from ...distribute import values as distribute_values
 
-    def first(v: Any) -> Any:
-        if isinstance(v, distribute_values.DistributedValues):
-            return v.values[0]
-        return v
-    return nest.map_structure(first, values)
+    def reduce(v: Any) -> Any:
+        if not isinstance(v, distribute_values.DistributedValues):
+            return v
+        parts = v.values
+        if reduction == "first" or not isinstance(parts[0], torch.Tensor):
+            return parts[0]
+        device = parts[0].device
+        return torch.cat([p.to(device) for p in parts], dim=0)
+    return nest.map_structure(reduce, values)
 
 
 def _concat(parts: list) -> Any:
