@@ -85,3 +85,50 @@ def build(keras: Any, model: str, size: str = "full") -> Any:
             weights.append(w)  # biases 0, BatchNorm's gamma 1, beta 0, moving stats (0, 1)
     net.set_weights(weights)
     return net
+
+
+# -- one epoch of `Model.fit` (benchmarks/keras_fit.py) ------------------------------------------
+
+# Batches per fit epoch: the MLP's 60 x 256 = 15360 samples; the CNN's 16 x 128 (about a second
+# of training on the 2-core development VM).
+FIT_BATCHES: Dict[str, Dict[str, int]] = {"full": {"mlp": 60, "cnn": 16},
+                                          "quick": {"mlp": 4, "cnn": 3}}
+
+
+def fit_data(model: str, size: str = "full", seed: int = 0) -> Dict[str, np.ndarray]:
+    """An epoch's inputs and labels for `model`: `FIT_BATCHES` batches of its batch size,
+    drawn as `data` draws one batch (same seed: every process gets the same arrays)."""
+    spec = dict(SIZES[size][model])
+    spec["batch"] *= FIT_BATCHES[size][model]
+    rs = np.random.RandomState(seed)
+    shape = ((spec["batch"], spec["features"]) if model == "mlp"
+             else (spec["batch"], spec["image"], spec["image"], 3))
+    x = rs.uniform(0, 1, shape).astype(np.float32)
+    labels = rs.randint(0, CLASSES, spec["batch"]).astype(np.int64)
+    return dict(x=x, labels=labels)
+
+
+def compile_for_fit(keras: Any, net: Any) -> None:
+    """`compile` as a user writes it: Adam(1e-3), sparse cross-entropy from logits, accuracy."""
+    net.compile(optimizer=keras.optimizers.Adam(1e-3),
+                loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                metrics=["accuracy"])
+
+
+def fit_epoch(net: Any, x: Any, labels: Any, batch_size: int, verbose: int = 0) -> Any:
+    """A function running one epoch of `net.fit` on `(x, labels)` in order (no shuffling) and
+    returning the epoch's `(loss, accuracy)`. With `verbose=1` the progress bar is drawn to
+    the null device (drawn in full: the bar writes whatever the stream)."""
+    import contextlib
+    import os
+
+    def epoch() -> tuple:
+        with contextlib.ExitStack() as stack:
+            if verbose:
+                sink = stack.enter_context(open(os.devnull, "w"))
+                stack.enter_context(contextlib.redirect_stdout(sink))
+            history = net.fit(x, labels, batch_size=batch_size, epochs=1, verbose=verbose,
+                              shuffle=False)
+        return history.history["loss"][0], history.history["accuracy"][0]
+
+    return epoch

@@ -161,6 +161,55 @@ def setup_keras3(case: dict):
     return _keras_step(case, keras, train_step)
 
 
+def _keras_fit(case: dict, keras, to_tensor):
+    """`_keras_models.py`'s model compiled for `fit`; a function running one epoch of `fit` on
+    the preloaded epoch (`to_tensor`: the library's own tensors), and the first epoch's loss."""
+    import _keras_models
+    data = _keras_models.fit_data(case["model"], case["size"])
+    model = _keras_models.build(keras, case["model"], case["size"])
+    _keras_models.compile_for_fit(keras, model)
+    epoch = _keras_models.fit_epoch(
+        model, to_tensor(data["x"]), to_tensor(data["labels"]),
+        _keras_models.SIZES[case["size"]][case["model"]]["batch"], case.get("verbose", 0))
+    loss, accuracy = epoch()
+    return epoch, {"loss": loss, "accuracy": accuracy}
+
+
+def setup_keras_fit(case: dict):
+    """tf_keras 2.21: one epoch of `Model.fit` (its default `tf.function` train step)."""
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    tf = _tf()
+    return _keras_fit(case, tf.keras, tf.constant)
+
+
+def _keras3():
+    """Keras 3 on its torch backend (`--threads` applied to torch)."""
+    os.environ["KERAS_BACKEND"] = "torch"
+    # (this script's folder is sys.path[0] and holds benchmarks/keras.py: not that `keras`)
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    if "keras" in sys.modules and not hasattr(sys.modules["keras"], "Model"):
+        sys.modules.pop("keras")
+    try:
+        import keras
+    finally:
+        sys.path[:] = saved
+    import torch
+    threads = int(os.environ.get("TFCOMPAT_BENCH_THREADS", "0"))
+    if threads:
+        torch.set_num_threads(threads)
+    return keras, torch
+
+
+def setup_keras3_fit(case: dict):
+    """Keras 3 on torch: one epoch of `Model.fit` (its default: no `jit_compile` on torch)."""
+    keras, torch = _keras3()
+    # (as the driver's torch columns; TF's CPU kernels flush subnormals themselves)
+    torch.set_flush_denormal(bool(case.get("flush_denormal", False)))
+    return _keras_fit(case, keras, torch.from_numpy)
+
+
 def setup_selftest(case: dict):
     import numpy as np
     a = np.arange(case.get("n", 100), dtype=np.float64)
@@ -168,7 +217,8 @@ def setup_selftest(case: dict):
 
 
 SUITES = {"optimizers": setup_optimizers, "variables": setup_variables, "steps": setup_steps,
-          "keras": setup_keras, "keras3": setup_keras3, "selftest": setup_selftest}
+          "keras": setup_keras, "keras3": setup_keras3, "keras_fit": setup_keras_fit,
+          "keras3_fit": setup_keras3_fit, "selftest": setup_selftest}
 
 
 def serve(requests, answer) -> None:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -128,3 +129,23 @@ def test_checkpoint_script_runs_quick(capsys, tmp_path):
     assert "tfcompat throughput / disk:" in out and "restore cold" in out
     assert re.search(r"^safetensors +\d+\.\d{3}", out, flags=re.M)
     assert list(tmp_path.iterdir()) == []  # its files are removed
+
+
+def test_keras_fit_script_runs_quick_and_its_losses_agree(capsys):
+    """benchmarks/keras_fit.py --quick: an epoch of `Model.fit` and of the torch loop from the
+    same weights and data give the same epoch loss; the subnormal setting is put back."""
+    from benchmarks import keras_fit
+    keras_fit.main(["--quick", "--device", "cpu", "--threads", "1", "--tf-python", ""])
+    out = capsys.readouterr().out
+    losses = {}
+    for line in out.splitlines():
+        m = re.match(r"  (mlp|cnn) +(fit(?: verbose=1)?) +tfcompat (\S+) +torch (\S+)$", line)
+        if m:
+            losses[m.group(1, 2)] = (float(m.group(3)), float(m.group(4)))
+    assert set(losses) == {("mlp", "fit"), ("mlp", "fit verbose=1"), ("cnn", "fit")}, out
+    for ours, theirs in losses.values():
+        assert ours == pytest.approx(theirs, rel=1e-5)
+    assert re.search(r"^mlp +fit verbose=1 +\d+\.\d", out, flags=re.M)
+    assert "subnormals flushed" in out
+    assert (torch.tensor(1e-38) * 1e-3).item() != 0.0  # (flush-to-zero is off again)
+    assert "tensorflow" not in sys.modules
