@@ -160,6 +160,8 @@ class LossesContainer(_Container):
         total_mean = _add_n(cast_losses_to_common_dtype(mean_values))
         self._total_loss_mean.update_state(total_mean,
                                            sample_weight=1 if batch_dim is None else batch_dim)
+        if len(loss_values) == 1:
+            return loss_values[0]  # (one output, no regularization: the sum is the value)
         return _add_n(cast_losses_to_common_dtype(loss_values))
 
     def reset_state(self) -> None:
@@ -393,6 +395,8 @@ def _flatten_up_to(shallow: Any, deep: Any) -> list:
 
 
 def _add_n(values: list) -> torch.Tensor:
+    if len(values) == 1:
+        return values[0]
     total = values[0]
     for v in values[1:]:
         total = math_ops.add(total, v)
@@ -401,6 +405,8 @@ def _add_n(values: list) -> torch.Tensor:
 
 def cast_losses_to_common_dtype(losses: list) -> list:
     """All to the widest floating dtype among them (complex losses: left as they are)."""
+    if len(losses) == 1:
+        return losses
     highest = None
     for loss in losses:
         if not isinstance(loss, torch.Tensor):

@@ -356,12 +356,17 @@ class TrainingAPI:
             counter.assign_add(1, read_value=False)
             return outputs
 
+        one_replica = strategy is distribute_lib._default_strategy()
+
         def function(iterator: Iterator) -> Any:
             outputs = None
             for _ in range(self.steps_per_execution.value):
                 data = next(iterator)
-                outputs = strategy.run(run_step, args=(data,))
-                outputs = _reduce_per_replica(outputs, strategy, reduction)
+                if one_replica and not distribute_lib.has_strategy():
+                    outputs = run_step(data)  # (the default strategy's `run` is this call)
+                else:
+                    outputs = strategy.run(run_step, args=(data,))
+                    outputs = _reduce_per_replica(outputs, strategy, reduction)
             return outputs
         return function
 

@@ -60,6 +60,18 @@ def sparse_categorical_matches(y_true: Any, y_pred: Any) -> torch.Tensor:
     """1.0 where the integer label equals `argmax(y_pred, -1)`, else 0.0 (floatx)."""
     y_pred = _tensor(y_pred)
     y_true = _tensor(y_true)
+    if (y_pred.dim() >= 1 and y_pred.is_floating_point()
+            and (y_true.is_floating_point() or y_true.dtype in (torch.int32, torch.int64))
+            and y_true.dim() in (y_pred.dim(), y_pred.dim() - 1)
+            and (y_true.dim() < y_pred.dim() or y_true.shape[-1] == 1)):
+        # The common call (labels as ints, or as floats once MeanMetricWrapper has cast them;
+        # float scores): TF's ArgMax (NaN never wins, its errors), then the cast to the labels'
+        # dtype, the comparison and the 0/1 cast in torch -- the same values as below.
+        labels = y_true.squeeze(-1) if y_true.dim() == y_pred.dim() else y_true
+        predicted = reduction_ops.argmax(y_pred, axis=-1)
+        matches = torch.eq(labels, predicted.to(labels.dtype)).to(
+            dtypes.to_torch(backend.floatx()))
+        return matches.reshape(y_true.shape)
     y_true_org_shape = tuple(y_true.shape)
     reshape_matches = False
     if y_true.dim() == y_pred.dim():
