@@ -8,9 +8,10 @@ Each record is::
     uint32  masked CRC32C of the data
 
 The CRC is Castagnoli's CRC32C, masked as LevelDB does (`train.format.crc32c`,
-whose native implementation this uses). When the `tensorboard` package is
-importable its own `RecordWriter` frames the records instead (the maintained
-implementation TensorBoard ships); both write the same bytes.
+whose native implementation this uses). TensorBoard's own `RecordWriter` can
+frame the records instead (`use_tensorboard=True`; the tests check both write
+the same bytes), but it is not the default: it computes the CRCs in pure Python
+(about 12 ms per 100 KB against microseconds here).
 """
 
 from __future__ import annotations
@@ -70,14 +71,14 @@ class _OwnRecordWriter:
 class RecordSink:
     """Writes framed records to a binary file object.
 
-    `use_tensorboard=None` takes TensorBoard's `RecordWriter` when it can be
-    imported and the framing here otherwise; `True` / `False` force one (the
-    tests check that both give identical bytes).
+    `use_tensorboard=True` frames with TensorBoard's `RecordWriter` (an
+    ImportError without the package); None or False with the framing here, whose
+    CRCs are native (see the module docstring).
     """
 
     def __init__(self, file: BinaryIO, use_tensorboard: Optional[bool] = None) -> None:
         impl: Any = None
-        if use_tensorboard is not False:
+        if use_tensorboard:
             impl = _tensorboard_record_writer()
             if impl is None and use_tensorboard:
                 raise ImportError("the tensorboard package is not importable: pip install tensorboard")
