@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from ...distribute import distribute_lib
-from ...framework import nest
+from ...framework import dtypes, nest
 from ...framework import variable_protocol as protocol
 from ...framework.tensor_conversion import convert_to_tensor
 from ...framework.tensor_shape import TensorShape
@@ -40,6 +40,7 @@ from ...variables.enums import VariableAggregation, VariableSynchronization
 from .. import backend
 from ..engine.base_layer import Layer
 from ..engine.keras_tensor import KerasTensor
+from ..optimizers import multi_tensor
 from ..losses import loss as losses_utils
 from ..saving import serialization
 from .weighting import Reduction, broadcast_weights
@@ -232,6 +233,14 @@ class Metric(Layer):
         return self._dedup_weights(weights)
 
 
+_REDUCTIONS = (Reduction.SUM, Reduction.SUM_OVER_BATCH_SIZE, Reduction.WEIGHTED_MEAN)
+
+
+@functools.lru_cache(maxsize=64)
+def _metric_torch_dtype(name: Any) -> Optional[torch.dtype]:
+    return dtypes.to_torch(name) if name is not None else None
+
+
 def _torch_dtype(v: Any) -> torch.dtype:
     from ...framework import dtypes
     return dtypes.to_torch(v.dtype)
@@ -249,6 +258,9 @@ def _cast(values: Any, dtype: Any) -> torch.Tensor:
     return math_ops.cast(convert_to_tensor(values), dtype)
 
 
+_NOT_PLAIN = object()
+
+
 class Reduce(Metric):
     """A metric reducing its values: `reduction` is a `Reduction` (`SUM`,
     `SUM_OVER_BATCH_SIZE`, `WEIGHTED_MEAN`); state `total` (and `count`)."""
@@ -263,6 +275,11 @@ class Reduce(Metric):
     def update_state(self, values: Any, sample_weight: Any = None) -> Any:
         """Add `sum(values * sample_weight)` to `total` and the count (the number of values,
         or for `WEIGHTED_MEAN` with weights, the sum of the broadcast weights)."""
+        if type(values) is torch.Tensor and (sample_weight is None or (
+                type(sample_weight) in (int, float) and values.dim() == 0)):
+            done = self._update_plain(values, sample_weight)
+            if done is not _NOT_PLAIN:
+                return done
         try:
             values = _cast(values, self._dtype)
         except (ValueError, TypeError):
@@ -298,6 +315,37 @@ class Reduce(Metric):
                 f'Reduction "{self.reduction}" not implemented. Expected "sum", '
                 '"weighted_mean", or "sum_over_batch_size".')
         return self.count.assign_add(num_values)
+
+    def _update_plain(self, values: torch.Tensor, sample_weight: Any) -> Any:
+        """`update_state`'s common calls outside strategies -- values already a tensor of the
+        metric's dtype, no weight, or a Python number weighting one scalar (fit's loss means:
+        the batch size) --
+        as the same TF ops without their conversions: the sum, the product by the weight
+        converted as TF converts it, and the count added as a constant. `_NOT_PLAIN` for any
+        other call."""
+        target = _metric_torch_dtype(self._dtype)
+        if (values.dtype is not target or self.reduction not in _REDUCTIONS
+                or distribute_lib.has_strategy()):
+            # (under a strategy each replica's update must be its own tensor: a shared constant
+            # would regroup into one value, not a per-replica one)
+            return _NOT_PLAIN
+        device = values.device
+        if sample_weight is None:
+            update_total = self.total.assign_add(torch.sum(values))
+            if self.reduction == Reduction.SUM:
+                return update_total
+            return self.count.assign_add(multi_tensor.scalar(values.numel(), target, device))
+        if type(sample_weight) is int and not -2 ** 31 <= sample_weight < 2 ** 31:
+            return _NOT_PLAIN  # (TF converts a Python int to int32: the full path's error)
+        # (a Python float converts to float32 first, an int to int32, as `tf.cast` takes them)
+        weight = multi_tensor.scalar(sample_weight, target, device,
+                                     via=torch.float32 if type(sample_weight) is float else None)
+        update_total = self.total.assign_add(torch.mul(values, weight))
+        if self.reduction == Reduction.SUM:
+            return update_total
+        if self.reduction == Reduction.SUM_OVER_BATCH_SIZE:
+            return self.count.assign_add(multi_tensor.scalar(1, target, device))
+        return self.count.assign_add(weight)
 
     def result(self) -> torch.Tensor:
         if self.reduction == Reduction.SUM:
