@@ -38,3 +38,18 @@ def start(args: argparse.Namespace) -> tuple:
     device = torch.device(args.device)
     tf_device = "/GPU:0" if device.type == "cuda" else "/CPU:0"
     return device, tf_device, start_worker(args.tf_python, device.type, args.threads)
+
+
+def close_workers(*workers: object) -> None:
+    """Stop the remote workers that were started (None entries skipped)."""
+    for worker in workers:
+        if worker is not None:
+            worker.close()
+
+
+def keras_header(device: object, tf_worker: object, keras3: object, extra: str = "") -> str:
+    """The Keras benchmarks' first line: the device, torch, and which remote columns ran."""
+    import torch
+    return (f"device: {device}, torch {torch.__version__}; tf_keras: "
+            + ("measured" if tf_worker else "not measured (--tf-python)") + "; Keras 3 on torch: "
+            + ("measured" if keras3 else "not measured (--keras3-python)") + extra)

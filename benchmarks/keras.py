@@ -221,13 +221,9 @@ def main(argv: Optional[List[str]] = None) -> None:
                 rows.append((name, kind, interleaved_ms(columns, repeat=repeat, device=device,
                                                         run_s=RUN_S, max_calls=MAX_CALLS)))
     finally:
-        for w in (worker, keras3):
-            if w is not None:
-                w.close()
+        _cli.close_workers(worker, keras3)
 
-    print(f"device: {device}, torch {torch.__version__}; tf_keras: "
-          + ("measured" if worker else "not measured (--tf-python)") + "; Keras 3 on torch: "
-          + ("measured" if keras3 else "not measured (--keras3-python)"))
+    print(_cli.keras_header(device, worker, keras3))
     print("\nfirst training losses (same weights and data in every column):")
     for name, label, values in checks:
         print(f"  {name:<6}{label:<10}" + " ".join(f"{v:.6g}" for v in values))

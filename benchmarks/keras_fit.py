@@ -152,14 +152,10 @@ def _run(args: argparse.Namespace, flush: bool) -> None:
             rows.append((name, row, interleaved_ms(columns, repeat=repeat, warmup=WARMUP,
                                                    device=device)))
     finally:
-        for w in (worker, keras3):
-            if w is not None:
-                w.close()
+        _cli.close_workers(worker, keras3)
 
-    print(f"device: {device}, torch {torch.__version__}; tf_keras: "
-          + ("measured" if worker else "not measured (--tf-python)") + "; Keras 3 on torch: "
-          + ("measured" if keras3 else "not measured (--keras3-python)")
-          + ("; subnormals flushed" if flush else "; subnormals kept"))
+    print(_cli.keras_header(device, worker, keras3,
+                            "; subnormals flushed" if flush else "; subnormals kept"))
     print("\nfirst epoch's loss (same weights and data in every column):")
     for name, row, losses in checks:
         print(f"  {name:<5}{row:<16}" + "  ".join(f"{k} {v:.7g}" for k, v in losses.items()))
