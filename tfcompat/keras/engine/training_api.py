@@ -373,25 +373,25 @@ class TrainingAPI:
     def make_train_function(self, force: bool = False) -> Any:
         """The function `fit` calls per execution: `steps_per_execution` train steps on
         batches from an iterator, returning the last step's logs."""
-        if self.__dict__.get("train_function") is not None and not force:
-            return self.train_function
-        self._set_internal("train_function",
-                           self._step_function(self.train_step, self._train_counter))
-        return self.train_function
+        return self._make_function("train_function", self.train_step, "_train_counter_var",
+                                   "first", force)
 
     def make_test_function(self, force: bool = False) -> Any:
-        if self.__dict__.get("test_function") is not None and not force:
-            return self.test_function
-        self._set_internal("test_function",
-                           self._step_function(self.test_step, self._test_counter))
-        return self.test_function
+        """As `make_train_function`, with `test_step`."""
+        return self._make_function("test_function", self.test_step, "_test_counter_var",
+                                   "first", force)
 
     def make_predict_function(self, force: bool = False) -> Any:
-        if self.__dict__.get("predict_function") is not None and not force:
-            return self.predict_function
-        step = self._step_function(self.predict_step, self._predict_counter, "concat")
-        self._set_internal("predict_function", step)
-        return self.predict_function
+        """As `make_train_function`, with `predict_step`; the replicas' outputs concatenated."""
+        return self._make_function("predict_function", self.predict_step,
+                                   "_predict_counter_var", "concat", force)
+
+    def _make_function(self, attribute: str, step: Any, counter: str, reduction: str,
+                       force: bool) -> Any:
+        if self.__dict__.get(attribute) is None or force:
+            self._set_internal(attribute,
+                               self._step_function(step, self._counter(counter), reduction))
+        return self.__dict__[attribute]
 
     # -- fit ------------------------------------------------------------------------------
     def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None,
