@@ -22,7 +22,8 @@ ALLOWED = {
     "variables": {"framework", "ops", "variables"},
     "distribute": {"framework", "ops", "variables", "distribute"},  # ops: add_n, TF's sum order
     "data": {"framework", "ops", "data"},
-    "compat": {"framework", "ops", "compat", "train"},  # train: compat.v1.train.Saver
+    "compat": {"framework", "ops", "compat", "train", "summary"},  # train: compat.v1.train.Saver;
+    # summary: compat.v1.train.summary_iterator
     # keras sits on everything but compat: layers are tf.Modules (train), weights are
     # tf.Variables (variables), metrics are sync-on-read under strategies (distribute),
     # Normalization.adapt reads tf.data datasets (data), mixed precision scales gradients

@@ -64,6 +64,8 @@ def _overrides(path: str) -> dict:
         train = _tf2_namespace("train")
         if train is not None and hasattr(train, "Checkpoint"):
             out["Checkpoint"] = train.Checkpoint  # TF 1's CheckpointV1 behaves the same eagerly
+        from ...summary.reader import summary_iterator
+        out["summary_iterator"] = summary_iterator  # (the reader of tf.summary's event files)
         return out
     if path == "nn":
         return _v1_nn.OVERRIDES
