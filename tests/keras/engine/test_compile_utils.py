@@ -157,3 +157,22 @@ def test_functional_output_names_are_unique():
     d = tf.keras.layers.Dense(2, name="out")
     model = tf.keras.Model(inputs, [d(inputs), d(inputs)])
     assert model.output_names == ["out", "out_1"]
+
+
+def test_metric_updates_record_no_autograd_graph():
+    """Metric state takes no gradient (TF's assign ops have none): the containers update
+    metrics with autograd off, so no graph is built on the model's outputs for them."""
+    seen = []
+
+    class Probe(tf.keras.metrics.Mean):
+        def update_state(self, *args, **kwargs):
+            seen.append(torch.is_grad_enabled())
+            return super().update_state(*args[:1], **kwargs)
+
+    y_pred = torch.tensor([[0.5], [1.5]], requires_grad=True)
+    metrics = compile_utils.MetricsContainer([Probe(name="probe")])
+    metrics.update_state(_t([[1.0], [1.0]]), y_pred)
+    losses = compile_utils.LossesContainer("mse", total_loss_mean=Probe(name="loss"))
+    total = losses(_t([[1.0], [1.0]]), y_pred)
+    assert seen == [False, False]
+    assert total.requires_grad  # (the loss itself keeps its graph)

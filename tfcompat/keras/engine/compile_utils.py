@@ -143,7 +143,8 @@ class LossesContainer(_Container):
             if batch_dim is None:
                 batch_dim = y_t.shape[0] if y_t.dim() else 1
             if metric is not None:
-                metric.update_state(mean_value, sample_weight=batch_dim)
+                with torch.no_grad():  # (a metric's state takes no gradient: no graph for it)
+                    metric.update_state(mean_value, sample_weight=batch_dim)
             if loss_weight is not None:
                 loss_value = loss_value * loss_weight
                 mean_value = mean_value * loss_weight
@@ -157,9 +158,10 @@ class LossesContainer(_Container):
             loss_values.append(scale_loss_for_distribution(reg_loss))
         if not loss_values:
             return None
-        total_mean = _add_n(cast_losses_to_common_dtype(mean_values))
-        self._total_loss_mean.update_state(total_mean,
-                                           sample_weight=1 if batch_dim is None else batch_dim)
+        with torch.no_grad():
+            total_mean = _add_n(cast_losses_to_common_dtype(mean_values))
+            self._total_loss_mean.update_state(
+                total_mean, sample_weight=1 if batch_dim is None else batch_dim)
         if len(loss_values) == 1:
             return loss_values[0]  # (one output, no regularization: the sum is the value)
         return _add_n(cast_losses_to_common_dtype(loss_values))
@@ -296,7 +298,14 @@ class MetricsContainer(_Container):
                 names.add(wm._name)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
-        """Update every output's metrics (weighted ones with `sample_weight` and the mask)."""
+        """Update every output's metrics (weighted ones with `sample_weight` and the mask).
+
+        Under `torch.no_grad()`: metric state takes no gradient (TF's assign ops have none),
+        so the updates record no autograd graph on the model's outputs."""
+        with torch.no_grad():
+            self._update_state(y_true, y_pred, sample_weight)
+
+    def _update_state(self, y_true: Any, y_pred: Any, sample_weight: Any) -> None:
         y_true = self._conform_to_outputs(y_pred, y_true)
         sample_weight = self._conform_to_outputs(y_pred, sample_weight)
         if not self._built:
