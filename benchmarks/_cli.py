@@ -53,3 +53,21 @@ def keras_header(device: object, tf_worker: object, keras3: object, extra: str =
     return (f"device: {device}, torch {torch.__version__}; tf_keras: "
             + ("measured" if tf_worker else "not measured (--tf-python)") + "; Keras 3 on torch: "
             + ("measured" if keras3 else "not measured (--keras3-python)") + extra)
+
+
+def _cell(x: Optional[float], width: int, digits: int = 2) -> str:
+    return f"{x:{width}.{digits}f}" if x else f"{'-':>{width}}"
+
+
+def print_keras_table(rows: list, targets: dict, row_width: int, digits: int) -> None:
+    """The Keras benchmarks' table: per (model, row), the four columns' milliseconds, the
+    ratios to torch and the target (`rows`: `(model, row, {column: ms})`)."""
+    print(f"\n{'model':<7}{'row':<{row_width}}{'tfcompat ms':>12}{'torch ms':>10}{'tf_keras':>10}"
+          f"{'keras3':>9}{'/torch':>8}{'tf_keras/':>10}{'keras3/':>9}{'target':>8}")
+    for name, row, times in rows:
+        ours, base, tfk, k3 = (times.get(k) for k in ("tfcompat", "torch", "tf_keras", "keras3"))
+        target = targets.get((name, row))
+        print(f"{name:<7}{row:<{row_width}}{ours:12.{digits}f}{_cell(base, 10, digits)}"
+              f"{_cell(tfk, 10, digits)}{_cell(k3, 9, digits)}{_cell(base and ours / base, 8)}"
+              f"{_cell(tfk and tfk / base, 10)}{_cell(k3 and k3 / base, 9)}"
+              + (f"{target:7.2f}x" if target else f"{'-':>8}"))

@@ -182,10 +182,6 @@ def _losses(step: Callable[[], object], n: int) -> List[float]:
             for loss in (step() for _ in range(n))]
 
 
-def _cell(x: Optional[float], width: int, digits: int = 2) -> str:
-    return f"{x:{width}.{digits}f}" if x else f"{'-':>{width}}"
-
-
 def main(argv: Optional[List[str]] = None) -> None:
     def extra(parser):
         parser.add_argument("--models", default="mlp,cnn,lstm")
@@ -227,14 +223,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     print("\nfirst training losses (same weights and data in every column):")
     for name, label, values in checks:
         print(f"  {name:<6}{label:<10}" + " ".join(f"{v:.6g}" for v in values))
-    print(f"\n{'model':<7}{'row':<9}{'tfcompat ms':>12}{'torch ms':>10}{'tf_keras':>10}"
-          f"{'keras3':>9}{'/torch':>8}{'tf_keras/':>10}{'keras3/':>9}{'target':>8}")
-    for name, kind, times in rows:
-        ours, base, tfk, k3 = (times.get(k) for k in ("tfcompat", "torch", "tf_keras", "keras3"))
-        target = TARGETS.get((name, kind))
-        print(f"{name:<7}{kind:<9}{ours:12.2f}{_cell(base, 10)}{_cell(tfk, 10)}{_cell(k3, 9)}"
-              f"{_cell(base and ours / base, 8)}{_cell(tfk and tfk / base, 10)}"
-              f"{_cell(k3 and k3 / base, 9)}" + (f"{target:7.2f}x" if target else f"{'-':>8}"))
+    _cli.print_keras_table(rows, TARGETS, row_width=9, digits=2)
     print("\n(ratios are each column's time / torch's)")
 
 

@@ -52,7 +52,7 @@ from benchmarks import _cli  # noqa: E402
 from benchmarks import _keras_models  # noqa: E402
 from benchmarks._tf import TFWorker, remote  # noqa: E402
 from benchmarks._timing import interleaved_ms  # noqa: E402
-from benchmarks.keras import BETA_2, KERAS_EPSILON, TORCH_MODELS, _cell  # noqa: E402
+from benchmarks.keras import BETA_2, KERAS_EPSILON, TORCH_MODELS  # noqa: E402
 
 TARGETS = {("mlp", "fit"): 1.10, ("cnn", "fit"): 1.10}
 # (model, row, verbose): the bar's row only for the MLP, whose 60 short steps show its cost.
@@ -159,15 +159,7 @@ def _run(args: argparse.Namespace, flush: bool) -> None:
     print("\nfirst epoch's loss (same weights and data in every column):")
     for name, row, losses in checks:
         print(f"  {name:<5}{row:<16}" + "  ".join(f"{k} {v:.7g}" for k, v in losses.items()))
-    print(f"\n{'model':<7}{'row':<16}{'tfcompat ms':>12}{'torch ms':>10}{'tf_keras':>10}"
-          f"{'keras3':>9}{'/torch':>8}{'tf_keras/':>10}{'keras3/':>9}{'target':>8}")
-    for name, row, times in rows:
-        ours, base, tfk, k3 = (times.get(k) for k in ("tfcompat", "torch", "tf_keras", "keras3"))
-        target = TARGETS.get((name, row))
-        print(f"{name:<7}{row:<16}{ours:12.1f}{_cell(base, 10, 1)}{_cell(tfk, 10, 1)}"
-              f"{_cell(k3, 9, 1)}{_cell(base and ours / base, 8)}"
-              f"{_cell(tfk and tfk / base, 10)}{_cell(k3 and k3 / base, 9)}"
-              + (f"{target:7.2f}x" if target else f"{'-':>8}"))
+    _cli.print_keras_table(rows, TARGETS, row_width=16, digits=1)
     print("\n(one epoch per call; ratios are each column's time / torch's)")
 
 

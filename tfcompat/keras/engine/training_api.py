@@ -415,7 +415,6 @@ class TrainingAPI:
         if validation_data:
             val_x, val_y, val_sample_weight = data_adapter.unpack_x_y_sample_weight(
                 validation_data)
-        cb = _callbacks_module()
         with self.distribute_strategy.scope(), _RespectCompiledTrainableState(self):
             data_handler = data_adapter.get_data_handler(
                 x=x, y=y, sample_weight=sample_weight, batch_size=batch_size,
@@ -423,11 +422,7 @@ class TrainingAPI:
                 shuffle=shuffle, class_weight=class_weight, max_queue_size=max_queue_size,
                 workers=workers, use_multiprocessing=use_multiprocessing, model=self,
                 steps_per_execution=self.steps_per_execution)
-            if not isinstance(callbacks, cb.CallbackList):
-                callbacks = cb.CallbackList(callbacks, add_history=True,
-                                            add_progbar=verbose != 0, model=self,
-                                            verbose=verbose, epochs=epochs,
-                                            steps=data_handler.inferred_steps)
+            callbacks = self._callback_list(callbacks, verbose, epochs, data_handler)
             self._set_internal("stop_training", False)
             train_function = self.make_train_function()
             self._train_counter.assign(0)
@@ -480,6 +475,17 @@ class TrainingAPI:
             callbacks.on_train_end(logs=training_logs)
             return self.history
 
+    def _callback_list(self, callbacks: Any, verbose: int, epochs: int,
+                       data_handler: Any) -> Any:
+        """`callbacks` as the `CallbackList` the loop drives (History, and the progress bar
+        unless `verbose=0`, added as tf_keras adds them); a `CallbackList` as it is."""
+        cb = _callbacks_module()
+        if isinstance(callbacks, cb.CallbackList):
+            return callbacks
+        return cb.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0,
+                               model=self, verbose=verbose, epochs=epochs,
+                               steps=data_handler.inferred_steps)
+
     def _maybe_load_initial_counters_from_ckpt(self, steps_per_epoch: Optional[int],
                                                initial_epoch: int) -> tuple:
         """Where a `BackupAndRestore` backup says training stopped, else `(initial_epoch, 0)`."""
@@ -512,7 +518,6 @@ class TrainingAPI:
         if kwargs:
             raise TypeError(f"Invalid keyword arguments: {list(kwargs.keys())}")
         verbose = _get_verbosity(verbose)
-        cb = _callbacks_module()
         with self.distribute_strategy.scope():
             data_handler = self.__dict__.get("_eval_data_handler") if use_cached else None
             if data_handler is None:
@@ -522,11 +527,7 @@ class TrainingAPI:
                     max_queue_size=max_queue_size, workers=workers,
                     use_multiprocessing=use_multiprocessing, model=self,
                     steps_per_execution=self.steps_per_execution)
-            if not isinstance(callbacks, cb.CallbackList):
-                callbacks = cb.CallbackList(callbacks, add_history=True,
-                                            add_progbar=verbose != 0, model=self,
-                                            verbose=verbose, epochs=1,
-                                            steps=data_handler.inferred_steps)
+            callbacks = self._callback_list(callbacks, verbose, 1, data_handler)
             logs: Any = {}
             test_function = self.make_test_function()
             self._test_counter.assign(0)
@@ -550,7 +551,6 @@ class TrainingAPI:
         """The outputs over the data, batch by batch, concatenated on the batch axis: NumPy
         arrays in the outputs' structure."""
         verbose = _get_verbosity(verbose)
-        cb = _callbacks_module()
         outputs = None
         batch_outputs = None
         with self.distribute_strategy.scope():
@@ -559,11 +559,7 @@ class TrainingAPI:
                 max_queue_size=max_queue_size, workers=workers,
                 use_multiprocessing=use_multiprocessing, model=self,
                 steps_per_execution=self.steps_per_execution)
-            if not isinstance(callbacks, cb.CallbackList):
-                callbacks = cb.CallbackList(callbacks, add_history=True,
-                                            add_progbar=verbose != 0, model=self,
-                                            verbose=verbose, epochs=1,
-                                            steps=data_handler.inferred_steps)
+            callbacks = self._callback_list(callbacks, verbose, 1, data_handler)
             predict_function = self.make_predict_function()
             self._predict_counter.assign(0)
             callbacks.on_predict_begin()
