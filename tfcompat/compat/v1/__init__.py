@@ -56,6 +56,34 @@ def _version_names() -> dict:
     return names
 
 
+#: The porting kit: v1 path -> modules of this package that each export `V1_NAMES`, a dict
+#: of the names they build at that path (`tf1.get_variable`, `tf1.train.AdamOptimizer`, ...).
+#: A module not yet present is skipped, so each piece lands on its own.
+PORTING: dict = {
+    "": ("variable_scope", "template", "collections", "init_ops"),
+    "initializers": ("init_ops",),
+    "losses": ("collections",),
+    "train": ("optimizers",),
+    "layers": ("legacy_layers",),
+    "keras.utils": ("tf1_shims",),
+}
+
+
+def _porting(path: str) -> dict:
+    """The porting kit's names at a v1 path (see `PORTING`)."""
+    out: dict = {}
+    for module in PORTING.get(path, ()):
+        full = f"{__name__}.{module}"
+        try:
+            mod = importlib.import_module(full)
+        except ModuleNotFoundError as error:
+            if error.name != full:
+                raise
+            continue
+        out.update(mod.V1_NAMES.get(path, {}))
+    return out
+
+
 def _overrides(path: str) -> dict:
     if path == "":
         return {**_v1_ops.OVERRIDES, **_version_names()}
@@ -77,6 +105,11 @@ def _overrides(path: str) -> dict:
 def resolve(path: str, name: str) -> Any:
     """The object `tf.compat.v1.<path>.<name>` stands for (see the module docstring)."""
     full = f"{path}.{name}" if path else name
+    porting = _porting(path)
+    if name in porting:
+        return porting[name]
+    if full in PORTING and path in _WHOLESALE:  # e.g. tf1.keras.utils inside tf1.keras
+        return _namespace(full)
     if path in _WHOLESALE or path.split(".")[0] in _WHOLESALE:
         return NotBuilt(full)
     api = _api().get(path)
