@@ -18,7 +18,7 @@ exactly 1, so the kernel computes Keras' `var - alpha * m / (sqrt(v) + epsilon)`
 with Keras' own epsilon. `alpha` is a device tensor computed by TF's scalar
 ops; on the CPU (float32/float64, constant learning rate) the same operations
 run on NumPy scalars instead (`OptimizerV2._host_step`: the same bits, fewer
-Python-level ops). No step count is ever read from an accelerator.
+Python-level ops; the powers come from torch's scalar `pow` in both). No step count is ever read from an accelerator.
 
 The sparse update is not lazy: it decays all of `m` and `v` and updates
 every row of the variable, as tf_keras does.
@@ -166,9 +166,15 @@ class Adam(OptimizerV2):
         if host is not None:  # (the same operations as below, in NumPy scalars of the dtype)
             t, lr = host
             one = t.dtype.type(1)
+            # `beta ** t` through torch's scalar `pow`, the device path's function: NumPy's
+            # scalar power may bind another libm entry (seen 1 ulp apart on another CPU);
+            # sqrt, subtraction and division are correctly rounded in both.
+            power = self.__dict__.get("_host_pow")
+            if power is None:  # (built on first use, outside attribute tracking)
+                power = self.__dict__["_host_pow"] = multi_tensor.HostPow()
+            b1p, b2p = (t.dtype.type(power(b, float(t), dtype)) for b in (beta_1, beta_2))
             with np.errstate(all="ignore"):
-                alpha = lr * np.sqrt(one - t.dtype.type(beta_2) ** t) / (
-                    one - t.dtype.type(beta_1) ** t)
+                alpha = lr * np.sqrt(one - b2p) / (one - b1p)
             return dict(alpha=float(alpha), beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
         _, _, beta_1_power, beta_2_power = self._powers(var_dtype)
         # The dense kernel's step size, grouped as TF's kernel groups it (`1 - x` against a

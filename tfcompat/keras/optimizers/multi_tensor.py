@@ -413,6 +413,36 @@ def _host_value(value: float, sign: float, dtype: torch.dtype) -> float:
     return float(torch.tensor(value, dtype=dtype).to(torch.float64))
 
 
+class HostPow:
+    """`base ** exponent` for the host path, computed by torch's `pow` on 0-d CPU tensors (the
+    function the device path runs), so both paths get the same bits whatever libm NumPy's
+    scalar power binds. The tensors are built once; a call fills the exponent in place and
+    reads the result through a NumPy view of its (host) memory: no tensor is built from a
+    number and nothing is read from a device. One per optimizer (not shared across threads).
+    """
+
+    def __init__(self) -> None:
+        self._bases: dict = {}
+        self._scratch: dict = {}
+
+    def __reduce__(self) -> tuple:  # a copy builds its own tensors (the view must alias them)
+        return (HostPow, ())
+
+    def __call__(self, base: float, exponent: float, dtype: torch.dtype) -> float:
+        key = (base, dtype)
+        base_t = self._bases.get(key)
+        if base_t is None:
+            base_t = self._bases[key] = torch.full((), base, dtype=dtype)
+        scratch = self._scratch.get(dtype)
+        if scratch is None:
+            out = torch.empty((), dtype=dtype)
+            scratch = self._scratch[dtype] = (torch.empty((), dtype=dtype), out, out.numpy())
+        exp_t, out, view = scratch
+        exp_t.fill_(exponent)
+        torch.pow(base_t, exp_t, out=out)
+        return float(view[()])
+
+
 def round_to(value: float, dtype: torch.dtype) -> float:
     """`value` as a float32 hyperparameter read in `dtype` (TF's variable + cast)."""
     return _round_to(value, _zero_sign(value), dtype)
