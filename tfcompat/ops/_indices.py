@@ -81,9 +81,24 @@ def host_as_accelerator() -> Iterator[None]:
             _host_as_accelerator -= 1
 
 
+class _Tracing(threading.local):
+    """While this thread traces a compiled region (`keras/engine/compiled_step.py`), range
+    checks are not decided at trace time: each appends its condition, a boolean tensor the
+    region returns, to `checks`; the region's caller tests them after every run (and replays
+    the step eagerly, for TF's error, if one fails)."""
+    checks: Optional[list] = None
+
+
+tracing = _Tracing()
+
+
 def all_in_range(idx: torch.Tensor, n: int) -> bool:
     """Whether every index is in `[0, n)`: the fast check before looking for the bad one."""
     if idx.numel() == 0:
+        return True
+    checks = tracing.checks
+    if checks is not None:
+        checks.append(((idx >= 0) & (idx < n)).all())
         return True
     lo, hi = torch.aminmax(idx)
     return lo.item() >= 0 and hi.item() < n

@@ -284,17 +284,3 @@ def test_steps_per_execution_runs_every_step():
         warnings.simplefilter("error")
         model.fit(x, y, batch_size=1, epochs=2, verbose=0)
     assert int(model._train_counter.numpy()) == 20
-
-
-def test_jit_compile_is_accepted_with_one_warning(monkeypatch):
-    from tfcompat.keras.engine import training_api
-    monkeypatch.setattr(training_api, "_jit_warned", False)
-    x, y = _data()
-    model = K.Sequential([K.Input((4,)), K.layers.Dense(1)])
-    with pytest.warns(UserWarning, match="jit_compile=True"):
-        model.compile("sgd", "mse", jit_compile=True)
-    assert model.jit_compile
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        model.compile("sgd", "mse", jit_compile=True)  # (once per process)
-    model.fit(x, y, epochs=1, verbose=0)

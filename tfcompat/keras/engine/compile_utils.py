@@ -18,6 +18,7 @@ tf_keras (so `model.metrics_names` is empty until the model has trained or evalu
 from __future__ import annotations
 
 import copy
+import threading
 from typing import Any, List, Optional
 
 import torch
@@ -68,6 +69,27 @@ class _Container:
 
     def _copy_object(self, obj: Any) -> Any:
         raise NotImplementedError
+
+
+class _Tracing(threading.local):
+    """While this thread traces a compiled step's region (`compiled_step.py`), the loss
+    metrics' updates are collected in `updates`, `(metric, value, weight)`, and applied after
+    each run of the region: the region stays a pure function of its inputs."""
+    updates: Optional[list] = None
+
+
+tracing = _Tracing()
+
+
+def _update_loss_metric(metric: Any, value: torch.Tensor, weight: Any) -> None:
+    """`metric.update_state(value, sample_weight=weight)` with autograd off (a metric's state
+    takes no gradient: no graph for it), or deferred while a compiled region is traced."""
+    updates = tracing.updates
+    if updates is not None:
+        updates.append((metric, value, weight))
+        return
+    with torch.no_grad():
+        metric.update_state(value, sample_weight=weight)
 
 
 class LossesContainer(_Container):
@@ -143,8 +165,7 @@ class LossesContainer(_Container):
             if batch_dim is None:
                 batch_dim = y_t.shape[0] if y_t.dim() else 1
             if metric is not None:
-                with torch.no_grad():  # (a metric's state takes no gradient: no graph for it)
-                    metric.update_state(mean_value, sample_weight=batch_dim)
+                _update_loss_metric(metric, mean_value, batch_dim)
             if loss_weight is not None:
                 loss_value = loss_value * loss_weight
                 mean_value = mean_value * loss_weight
@@ -160,8 +181,8 @@ class LossesContainer(_Container):
             return None
         with torch.no_grad():
             total_mean = _add_n(cast_losses_to_common_dtype(mean_values))
-            self._total_loss_mean.update_state(
-                total_mean, sample_weight=1 if batch_dim is None else batch_dim)
+        _update_loss_metric(self._total_loss_mean, total_mean,
+                            1 if batch_dim is None else batch_dim)
         if len(loss_values) == 1:
             return loss_values[0]  # (one output, no regularization: the sum is the value)
         return _add_n(cast_losses_to_common_dtype(loss_values))

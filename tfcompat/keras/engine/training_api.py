@@ -132,8 +132,6 @@ class TrainingAPI:
                 raise ValueError("You cannot enable `run_eagerly` and `jit_compile` at the "
                                  "same time.")
             self._set_internal("_jit_compile", jit_compile)
-            if jit_compile:
-                _warn_jit_compile_once()
 
     def _set_internal(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)  # (compile's bookkeeping: no tracking)
@@ -373,8 +371,29 @@ class TrainingAPI:
     def make_train_function(self, force: bool = False) -> Any:
         """The function `fit` calls per execution: `steps_per_execution` train steps on
         batches from an iterator, returning the last step's logs."""
-        return self._make_function("train_function", self.train_step, "_train_counter_var",
-                                   "first", force)
+        return self._make_function("train_function", self._train_step_to_run(),
+                                   "_train_counter_var", "first", force)
+
+    def _train_step_to_run(self) -> Any:
+        """`train_step`, or with `jit_compile` the built-in step compiled by torch.compile
+        (`compiled_step.py`; a custom `train_step` and steps under a strategy run eagerly)."""
+        if not self.jit_compile:
+            return self.train_step
+        if type(self).train_step is not TrainingAPI.train_step:
+            _warn_once("custom_step", "compile(jit_compile=True): a custom train_step runs "
+                       "eagerly (tfcompat compiles the built-in step only); the results are "
+                       "the same, only the speed differs.")
+            return self.train_step
+        if distribute_lib.has_strategy() or (
+                self.distribute_strategy is not distribute_lib._default_strategy()):
+            _warn_once("strategy", "compile(jit_compile=True): under a distribution strategy "
+                       "the replicas' train steps run eagerly; the results are the same, only "
+                       "the speed differs.")
+            return self.train_step
+        from .compiled_step import CompiledTrainStep
+        step = CompiledTrainStep(self)
+        self._set_internal("_compiled_train_step", step)  # (its compiled regions, for tests)
+        return step
 
     def make_test_function(self, force: bool = False) -> Any:
         """As `make_train_function`, with `test_step`."""
@@ -672,17 +691,14 @@ class TrainingAPI:
                                      workers=workers, use_multiprocessing=use_multiprocessing)
 
 
-_jit_warned = False
+_warned: set = set()
 
 
-def _warn_jit_compile_once() -> None:
-    """`jit_compile=True` is accepted; the steps still run eagerly (one warning)."""
-    global _jit_warned
-    if not _jit_warned:
-        _jit_warned = True
-        warnings.warn("compile(jit_compile=True): tfcompat runs the train step eagerly (XLA "
-                      "compilation through torch.compile is not built yet); the results are "
-                      "the same, only the speed differs.", stacklevel=3)
+def _warn_once(key: str, message: str) -> None:
+    """One warning per kind per process (the jit_compile fallbacks)."""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, stacklevel=4)
 
 
 class _StepsPerExecution:

@@ -38,6 +38,7 @@ import math
 from typing import Any, Callable, Optional
 
 import torch
+from torch.utils._python_dispatch import _disable_current_modes
 
 from ...framework import variable_protocol as protocol
 from ...variables.resource import same_token
@@ -389,6 +390,9 @@ def scalar(value: Any, dtype: torch.dtype, device: torch.device,
     if not isinstance(value, (int, float)):
         t = torch.as_tensor(value, device=device)
         return (t.to(via) if via is not None else t).to(dtype)
+    if torch._C._len_torch_dispatch_stack():  # (a tracer's mode is on: cache a real tensor,
+        with _disable_current_modes():       # which the trace takes as a constant)
+            return _scalar(value, _zero_sign(value), dtype, device, via)
     return _scalar(value, _zero_sign(value), dtype, device, via)
 
 
