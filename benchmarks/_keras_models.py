@@ -108,11 +108,13 @@ def fit_data(model: str, size: str = "full", seed: int = 0) -> Dict[str, np.ndar
     return dict(x=x, labels=labels)
 
 
-def compile_for_fit(keras: Any, net: Any) -> None:
-    """`compile` as a user writes it: Adam(1e-3), sparse cross-entropy from logits, accuracy."""
+def compile_for_fit(keras: Any, net: Any, jit_compile: bool = False) -> None:
+    """`compile` as a user writes it: Adam(1e-3), sparse cross-entropy from logits, accuracy
+    (with `jit_compile=True`: XLA in tf_keras, torch.compile in tfcompat and Keras 3)."""
+    extra = {"jit_compile": True} if jit_compile else {}
     net.compile(optimizer=keras.optimizers.Adam(1e-3),
                 loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                metrics=["accuracy"])
+                metrics=["accuracy"], **extra)
 
 
 def fit_epoch(net: Any, x: Any, labels: Any, batch_size: int, verbose: int = 0) -> Any:

@@ -167,7 +167,7 @@ def _keras_fit(case: dict, keras, to_tensor):
     import _keras_models
     data = _keras_models.fit_data(case["model"], case["size"])
     model = _keras_models.build(keras, case["model"], case["size"])
-    _keras_models.compile_for_fit(keras, model)
+    _keras_models.compile_for_fit(keras, model, case.get("jit_compile", False))
     epoch = _keras_models.fit_epoch(
         model, to_tensor(data["x"]), to_tensor(data["labels"]),
         _keras_models.SIZES[case["size"]][case["model"]]["batch"], case.get("verbose", 0))

@@ -19,8 +19,10 @@ preloaded tensors, without a `DataLoader`: `model.train()`, then per batch `x[i:
 Keras' epsilon in torch's place (as `keras.py`'s torch column), and the epoch's mean loss
 and accuracy accumulated on the device and read once at the end (what `fit` reports).
 
-Rows: `fit` for each model, and `fit verbose=1` for the MLP (the progress bar drawn, to the
-null device, to show what the bar costs; the torch column is the same loop, no bar).
+Rows: `fit` for each model, `fit verbose=1` for the MLP (the progress bar drawn, to the
+null device, to show what the bar costs; the torch column is the same loop, no bar), and
+`fit jit_compile` for the MLP (`compile(jit_compile=True)` in every Keras column; the torch
+column is the eager loop).
 Columns: tfcompat, torch, tf_keras 2.21 (`--tf-python`; its default `tf.function` train
 step) and Keras 3 on its torch backend (`--keras3-python`), the last two in worker
 processes, every column timed in turn, one epoch per run. Each column's first-epoch loss is
@@ -55,8 +57,11 @@ from benchmarks._timing import interleaved_ms  # noqa: E402
 from benchmarks.keras import BETA_2, KERAS_EPSILON, TORCH_MODELS  # noqa: E402
 
 TARGETS = {("mlp", "fit"): 1.10, ("cnn", "fit"): 1.10}
-# (model, row, verbose): the bar's row only for the MLP, whose 60 short steps show its cost.
-ROWS = (("mlp", "fit", 0), ("mlp", "fit verbose=1", 1), ("cnn", "fit", 0))
+# (model, row, verbose, jit_compile): the bar's row only for the MLP, whose 60 short steps
+# show its cost; `jit_compile=True` for the MLP (the CNN's BatchNormalization writes its
+# moving statistics, so tfcompat runs that step eagerly).
+ROWS = (("mlp", "fit", 0, False), ("mlp", "fit verbose=1", 1, False),
+        ("mlp", "fit jit_compile", 0, True), ("cnn", "fit", 0, False))
 # Epochs run before timing (after the one whose loss is checked): one is enough to warm
 # every column (tf_keras traces its train function in the first).
 WARMUP = 1
@@ -95,11 +100,12 @@ def torch_epoch(name: str, weights: list, data: dict, batch_size: int,
     return epoch
 
 
-def keras_epoch(name: str, size: str, data: dict, tf_device: str, verbose: int) -> tuple:
+def keras_epoch(name: str, size: str, data: dict, tf_device: str, verbose: int,
+                jit_compile: bool = False) -> tuple:
     """tfcompat's compiled model and a function running one epoch of its `fit`."""
     with tf.device(tf_device):
         model = _keras_models.build(tf.keras, name, size)
-        _keras_models.compile_for_fit(tf.keras, model)
+        _keras_models.compile_for_fit(tf.keras, model, jit_compile)
         x, labels = tf.constant(data["x"]), tf.constant(data["labels"])
     batch_size = _keras_models.SIZES[size][name]["batch"]
     return model, _keras_models.fit_epoch(model, x, labels, batch_size, verbose)
@@ -132,16 +138,17 @@ def _run(args: argparse.Namespace, flush: bool) -> None:
     models = args.models.split(",")
     rows, checks = [], []
     try:
-        for name, row, verbose in ROWS:
+        for name, row, verbose, jit_compile in ROWS:
             if name not in models:
                 continue
             data = _keras_models.fit_data(name, size)
             batch_size = _keras_models.SIZES[size][name]["batch"]
-            model, ours = keras_epoch(name, size, data, tf_device, verbose)
+            model, ours = keras_epoch(name, size, data, tf_device, verbose, jit_compile)
             theirs = torch_epoch(name, model.get_weights(), data, batch_size, device)
             columns: Dict[str, object] = {"tfcompat": ours, "torch": theirs}
             losses = {"tfcompat": ours()[0], "torch": theirs()[0]}  # (from the same start)
-            case = dict(model=name, size=size, verbose=verbose, flush_denormal=flush)
+            case = dict(model=name, size=size, verbose=verbose, flush_denormal=flush,
+                        jit_compile=jit_compile)
             for label, remote_worker, suite in (("tf_keras", worker, "keras_fit"),
                                                 ("keras3", keras3, "keras3_fit")):
                 timer = remote(remote_worker, suite, case, warmup=WARMUP)
