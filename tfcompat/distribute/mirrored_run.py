@@ -35,6 +35,7 @@ import torch
 
 from ..framework import device as device_lib
 from ..framework import name_scope as name_scope_lib
+from ..framework import thread_context
 from ..variables import creator as creator_lib
 from . import distribute_lib
 from . import values as values_lib
@@ -122,7 +123,8 @@ class _ReplicaThread(threading.Thread):
                     device_lib.device(extended.worker_devices[self.replica_id]), \
                     distribute_lib._enter(distribute_lib._Context(strategy, replica_ctx)), \
                     creator_lib.variable_creator_scope(
-                        _shared_creator(state.shared, self.replica_id)):
+                        _shared_creator(state.shared, self.replica_id)), \
+                    state.contexts():
                 replica_ctx._thread = self
                 self.result = self.fn(*self.args, **self.kwargs)
         except _Aborted:
@@ -142,6 +144,7 @@ class _Run:
         # "outer/" is absolute (it ends in a slash) and "" is the top level: either way the
         # replica threads start in the caller's scope.
         self.name_scope = name_scope_lib.current_name_scope()
+        self.contexts = thread_context.capture()  # (e.g. a TF 1 variable scope)
         self.shared = _SharedVariables()
         self.num_threads = torch.get_num_threads()
 

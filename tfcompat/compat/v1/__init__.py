@@ -60,7 +60,7 @@ def _version_names() -> dict:
 #: of the names they build at that path (`tf1.get_variable`, `tf1.train.AdamOptimizer`, ...).
 #: A module not yet present is skipped, so each piece lands on its own.
 PORTING: dict = {
-    "": ("variable_scope", "template", "collections", "init_ops"),
+    "": ("variable_scopes", "template", "collections", "init_ops"),
     "initializers": ("init_ops",),
     "losses": ("collections",),
     "train": ("optimizers",),
@@ -102,6 +102,19 @@ def _overrides(path: str) -> dict:
     return {}
 
 
+def _keras(path: str, name: str) -> Any:
+    """`tf.compat.v1.keras.<...>.<name>`: tf_keras binds its v1 Keras namespace to the same
+    objects as `tf.keras` (layers, models, losses, regularizers, ...), so the name is
+    `tfcompat.keras`'s (a submodule as a v1 namespace, for the porting kit's additions such as
+    `tf1.keras.utils.track_tf1_style_variables`); None if tfcompat.keras lacks it."""
+    obj = sys.modules["tfcompat"]
+    for part in f"{path}.{name}".split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return _namespace(f"{path}.{name}") if isinstance(obj, types.ModuleType) else obj
+
+
 def resolve(path: str, name: str) -> Any:
     """The object `tf.compat.v1.<path>.<name>` stands for (see the module docstring)."""
     full = f"{path}.{name}" if path else name
@@ -110,6 +123,10 @@ def resolve(path: str, name: str) -> Any:
         return porting[name]
     if full in PORTING and path in _WHOLESALE:  # e.g. tf1.keras.utils inside tf1.keras
         return _namespace(full)
+    if path.split(".")[0] == "keras":
+        found = _keras(path, name)
+        if found is not None:
+            return found
     if path in _WHOLESALE or path.split(".")[0] in _WHOLESALE:
         return NotBuilt(full)
     api = _api().get(path)
