@@ -22,8 +22,13 @@ ALLOWED = {
     "variables": {"framework", "ops", "variables"},
     "distribute": {"framework", "ops", "variables", "distribute"},  # ops: add_n, TF's sum order
     "data": {"framework", "ops", "data"},
-    "compat": {"framework", "ops", "compat", "train", "summary"},  # train: compat.v1.train.Saver;
-    # summary: compat.v1.train.summary_iterator
+    # compat sits on everything: the porting kit's TF 1 layers are Keras layers, its
+    # variable stores create tf.Variables through the creator stack, its optimizers share
+    # the Keras kernels and are trackable (train); summary: compat.v1.train.summary_iterator
+    "compat": {"framework", "ops", "autodiff", "variables", "distribute", "data", "train",
+               "keras", "summary", "compat"},
+    # interop views tf.Modules as nn.Modules and back (Keras layers by duck typing)
+    "interop": {"framework", "ops", "autodiff", "variables", "distribute", "train", "interop"},
     # keras sits on everything but compat: layers are tf.Modules (train), weights are
     # tf.Variables (variables), metrics are sync-on-read under strategies (distribute),
     # Normalization.adapt reads tf.data datasets (data), mixed precision scales gradients

@@ -48,10 +48,9 @@ def test_same_names_are_the_tf2_objects():
 
 @pytest.mark.parametrize("path,replacement", [
     ("Session", "eagerly"), ("placeholder", "function arguments"),
-    ("get_variable", "tf.Variable"), ("variable_scope", "porting kit"),
-    ("train.AdamOptimizer", "tf.keras.optimizers.Adam"), ("gradients", "GradientTape"),
-    ("global_variables_initializer", "initialized when created"),
-    ("layers.dense", "tf.Module"), ("raw_ops.MatMul", "tf.*"), ("disable_v2_behavior", "eager-only"),
+    ("gradients", "GradientTape"), ("train.MonitoredTrainingSession", "training loop"),
+    ("train.exponential_decay", "ExponentialDecay"), ("summary.FileWriter", "SummaryWriter"),
+    ("raw_ops.MatMul", "tf.*"), ("disable_v2_behavior", "eager-only"),
 ])
 def test_graph_only_apis_raise_not_implemented_naming_the_replacement(path, replacement):
     *ns, name = path.split(".")
@@ -67,7 +66,18 @@ def test_not_built_fails_on_use_not_on_import():
         with tf1.Session() as sess:  # noqa: F841
             pass
     with pytest.raises(NotImplementedError):
-        tf1.GraphKeys.TRAINABLE_VARIABLES
+        tf1.placeholder.shape
+
+
+@pytest.mark.parametrize("path", [
+    "get_variable", "variable_scope", "make_template", "AUTO_REUSE", "GraphKeys",
+    "global_variables_initializer", "trainable_variables", "glorot_uniform_initializer",
+    "initializers.variance_scaling", "train.AdamOptimizer", "train.get_or_create_global_step",
+    "layers.dense", "losses.get_regularization_loss", "keras.utils.track_tf1_style_variables",
+])
+def test_the_porting_kit_names_are_built(path):
+    *ns, name = path.split(".")
+    assert not isinstance(_get(".".join(ns), name), NotBuilt), path
 
 
 def test_unknown_names_are_attribute_errors_as_in_tf():
@@ -151,3 +161,34 @@ def test_aliases_are_the_tf2_objects_of_their_other_name():
             else:
                 assert isinstance(value, NotBuilt), (path, name, target)
     assert tf1.random_normal is tfcompat.random.normal and tf1.log is tfcompat.math.log
+
+
+def test_v1_variable_joins_the_collections_and_the_default_saver(tmp_path):
+    tf1.reset_default_graph()
+    w = tf1.get_variable("w", [2], initializer=tf1.zeros_initializer())
+    step = tf1.Variable(0, name="global_step", trainable=False)
+    extra = tf1.Variable(1.0, name="extra", collections=["mine"])
+    ids = lambda vs: [id(v) for v in vs]  # noqa: E731
+    assert ids(tf1.global_variables()) == ids([w, step])  # (`extra` named its own collections)
+    assert ids(tf1.trainable_variables()) == ids([w, extra])  # (TF 1 adds a trainable one)
+    assert ids(tf1.get_collection("mine")) == ids([extra])
+    saver = tf1.train.Saver()  # (TF 1 graph mode: the global variables)
+    path = saver.save(None, str(tmp_path / "model"))
+    assert dict(tf1.train.list_variables(path)) == {"w": [2], "global_step": []}
+    w.assign([1.0, 2.0])
+    step.assign(5)
+    saver.restore(None, path)
+    assert w.numpy().tolist() == [0.0, 0.0] and int(step.numpy()) == 0
+    tf1.reset_default_graph()
+    with pytest.raises(ValueError, match="No variables to save"):
+        tf1.train.Saver()
+    assert tf1.train.Saver(allow_empty=True) is not None
+
+
+def test_v1_keras_is_tf_keras():
+    assert tf1.keras.layers.Dense is tfcompat.keras.layers.Dense
+    assert tf1.keras.regularizers.L2 is tfcompat.keras.regularizers.L2
+    assert tf1.keras.utils.to_categorical is tfcompat.keras.utils.to_categorical
+    assert callable(tf1.keras.utils.track_tf1_style_variables)
+    with pytest.raises(NotImplementedError):
+        tf1.keras.backend.get_session()

@@ -10,9 +10,6 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 _EAGER = "TF 2 runs eagerly: call the computation directly (wrap it in tf.function for a graph)"
-_VARIABLES = ("use tf.Variable (and tf.Module to group variables); variable_scope/get_variable/"
-              "make_template arrive with tfcompat's porting kit")
-_OPTIMIZER = "use tf.keras.optimizers.{} with tf.GradientTape"
 
 #: TF 2 replacements of the v1 names TF 1 code uses most (path relative to tf.compat.v1).
 REPLACEMENTS = {
@@ -21,32 +18,12 @@ REPLACEMENTS = {
     "Graph": _EAGER, "get_default_graph": _EAGER, "reset_default_graph": _EAGER,
     "disable_eager_execution": "tfcompat is eager-only, as TF 2: remove the call",
     "disable_v2_behavior": "tfcompat is eager-only, as TF 2: remove the call",
-    "get_variable": _VARIABLES, "variable_scope": _VARIABLES, "make_template": _VARIABLES,
-    "get_local_variable": _VARIABLES, "AUTO_REUSE": _VARIABLES,
-    "global_variables_initializer": "variables are initialized when created: drop the initializer",
-    "local_variables_initializer": "variables are initialized when created: drop the initializer",
-    "initialize_all_variables": "variables are initialized when created: drop the initializer",
-    "variables_initializer": "variables are initialized when created: drop the initializer",
-    "global_variables": "track variables with tf.Module: module.variables",
-    "trainable_variables": "track variables with tf.Module: module.trainable_variables",
-    "GraphKeys": "collections do not exist in TF 2: track variables with tf.Module",
-    "get_collection": "collections do not exist in TF 2: track variables with tf.Module",
-    "add_to_collection": "collections do not exist in TF 2: track variables with tf.Module",
-    "gradients": "use tf.GradientTape", "train.AdamOptimizer": _OPTIMIZER.format("Adam"),
-    "train.GradientDescentOptimizer": _OPTIMIZER.format("SGD"),
-    "train.MomentumOptimizer": _OPTIMIZER.format("SGD(momentum=...)"),
-    "train.RMSPropOptimizer": _OPTIMIZER.format("RMSprop"),
-    "train.AdagradOptimizer": _OPTIMIZER.format("Adagrad"),
-    "train.AdadeltaOptimizer": _OPTIMIZER.format("Adadelta"),
-    "train.FtrlOptimizer": _OPTIMIZER.format("Ftrl"), "train.Optimizer": _OPTIMIZER.format("Optimizer"),
-    "train.get_or_create_global_step": "use optimizer.iterations or tf.Variable(0, dtype=tf.int64)",
-    "train.get_global_step": "use optimizer.iterations or tf.Variable(0, dtype=tf.int64)",
+    "gradients": "use tf.GradientTape",
     "train.exponential_decay": "use tf.keras.optimizers.schedules.ExponentialDecay",
     "train.piecewise_constant": "use tf.keras.optimizers.schedules.PiecewiseConstantDecay",
     "train.polynomial_decay": "use tf.keras.optimizers.schedules.PolynomialDecay",
     "train.MonitoredTrainingSession": "write the training loop in Python with tf.GradientTape",
     "summary.FileWriter": "use torch.utils.tensorboard.SummaryWriter",
-    "layers": "build layers from tf.Variable in a tf.Module (Keras layers arrive later)",
     "estimator": "write the training loop in Python with tf.GradientTape",
     "raw_ops": "use the tf.* op of the same computation",
 }

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from ...train import saver as _saver
+
 _UNSET = object()
 
 
@@ -153,9 +155,12 @@ def Variable(initial_value: Any = None, trainable: Optional[bool] = None, collec
              variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
              import_scope: Any = None, constraint: Any = None, use_resource: Any = None,
              synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> Any:
-    """TF 1's `tf.Variable` under eager execution: a resource variable, as TF 2 builds it.
-    `collections`, `expected_shape`, `use_resource` and `import_scope` have no effect in eager
-    mode (as in TF); `variable_def` (graph protos) is not supported."""
+    """TF 1's `tf.Variable`: a resource variable, as TF 2 builds it, added to `collections`
+    (default `GLOBAL_VARIABLES`, and `TRAINABLE_VARIABLES` when trainable) as TF 1 graph mode
+    adds it, so `tf1.global_variables()` and `tf1.train.Saver()` see it as they see
+    `get_variable`'s (the porting kit's graph emulation; TF 2 eager keeps no collections).
+    `expected_shape`, `use_resource` and `import_scope` have no effect; `variable_def` (graph
+    protos) is not supported."""
     tf = _tf()
     if variable_def is not None:
         raise NotImplementedError("tf.compat.v1.Variable(variable_def=...) restores graph protos, "
@@ -166,7 +171,13 @@ def Variable(initial_value: Any = None, trainable: Optional[bool] = None, collec
         kwargs["synchronization"] = synchronization
     if aggregation is not None:
         kwargs["aggregation"] = aggregation
-    return tf.Variable(initial_value, **kwargs)
+    variable = tf.Variable(initial_value, **kwargs)
+    from .collections import GraphKeys, add_to_collections
+    keys = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+    if variable.trainable and GraphKeys.TRAINABLE_VARIABLES not in keys:
+        keys.append(GraphKeys.TRAINABLE_VARIABLES)
+    add_to_collections(keys, variable)
+    return variable
 
 
 def _no_op_switch(name: str, doc: str) -> Callable:
@@ -338,11 +349,22 @@ OVERRIDES: dict = {
 
 def train_overrides() -> dict:
     """`tf.compat.v1.train` names with TF 1 behaviour: the name-based `Saver`."""
-    out = {}
-    try:
-        from ...train.saver import Saver
-        out["Saver"] = Saver
-    except ImportError:
-        pass
-    return out
+    return {"Saver": Saver}
+
+
+class Saver(_saver.Saver):
+    """TF 1's `tf.compat.v1.train.Saver`: name-based checkpoints (`tfcompat.train.saver`);
+    without `var_list` it saves the emulated graph's variables, `GLOBAL_VARIABLES` and
+    `SAVEABLE_OBJECTS` (`get_variable`'s, `tf1.Variable`'s, the v1 optimizers' slots), as
+    TF 1 graph mode does, where TF 2 eager requires a `var_list`."""
+
+    def __init__(self, var_list: Any = None, *args: Any, allow_empty: bool = False,
+                 **kwargs: Any) -> None:
+        if var_list is None:
+            from .collections import GraphKeys, get_collection
+            var_list = (get_collection(GraphKeys.GLOBAL_VARIABLES)
+                        + get_collection(GraphKeys.SAVEABLE_OBJECTS))
+            if not var_list and not allow_empty:
+                raise ValueError("No variables to save")
+        super().__init__(var_list, *args, allow_empty=allow_empty, **kwargs)
 
