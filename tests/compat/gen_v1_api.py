@@ -1,9 +1,11 @@
 """Record TensorFlow 2.21's `tf.compat.v1` API into `tfcompat/compat/v1/_v1_api.py`.
 
 For each v1 namespace (the top level and its direct submodules) it records every
-public name and which of them TF itself binds to the very same object as TF 2's
-namespace (`tf.compat.v1.add is tf.add`): those are semantically identical, so
-tfcompat's v1 namespace hands out its TF 2 object for them. Run under a Python with
+public name and which of them TF itself binds to the very same function as TF 2's
+namespace (`tf.compat.v1.add is tf.add`, or the same function under TF's dispatch
+decorators: `inspect.unwrap(tf.compat.v1.math.exp) is inspect.unwrap(tf.math.exp)`):
+those are semantically identical, so tfcompat's v1 namespace hands out its TF 2 object
+for them. Run under a Python with
 TensorFlow: `python tests/compat/gen_v1_api.py`.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pprint
+import inspect
 import sys
 import types
 
@@ -41,8 +44,16 @@ TF2_NAMESPACES = ["", "math", "nn", "linalg", "random", "bitwise", "debugging", 
                   "autodiff", "random.experimental", "experimental"]
 
 
+def _function(value):
+    """The function under TF's decorators (dispatch, deprecation), for identity tests."""
+    try:
+        return inspect.unwrap(value)
+    except ValueError:  # a cycle of __wrapped__
+        return value
+
+
 def _tf2_index() -> dict:
-    """id(object) -> its TF 2 path ("math.log"), for every public callable."""
+    """id(function) -> its TF 2 path ("math.log"), for every public callable."""
     index = {}
     for ns in TF2_NAMESPACES:
         obj = tf
@@ -51,7 +62,7 @@ def _tf2_index() -> dict:
         for n in _public(obj):
             value = getattr(obj, n)
             if callable(value) and not isinstance(value, types.ModuleType):
-                index.setdefault(id(value), f"{ns}.{n}" if ns else n)
+                index.setdefault(id(_function(value)), f"{ns}.{n}" if ns else n)
     return index
 
 
@@ -63,10 +74,12 @@ def record(v1, v2, index) -> dict:
             modules.append(n)
             continue
         names.append(n)
-        if v2 is not None and getattr(v2, n, None) is value:
+        twin = getattr(v2, n, None) if v2 is not None else None
+        if twin is value or (callable(value) and twin is not None
+                             and _function(twin) is _function(value)):
             same.append(n)
-        elif callable(value) and id(value) in index:
-            aliases[n] = index[id(value)]
+        elif callable(value) and id(_function(value)) in index:
+            aliases[n] = index[id(_function(value))]
     return {"names": names, "same": same, "modules": modules, "aliases": aliases}
 
 
@@ -83,7 +96,8 @@ def main() -> None:
     with open(OUT, "w") as f:
         f.write('"""TensorFlow 2.21\'s `tf.compat.v1` names, recorded by tests/compat/gen_v1_api.py.\n\n'
                 "Per namespace: `names` (public non-module names), `same` (those TF binds to its\n"
-                "TF 2 object of the same name), `aliases` (those TF binds to a TF 2 object of\n"
+                "TF 2 function of the same name, decorators aside), `aliases` (those TF binds\n"
+                "to a TF 2 function of\n"
                 "another name: v1 name -> TF 2 path), `modules` (submodules). Generated; do not\n"
                 "edit.\n"
                 '"""\n\n')

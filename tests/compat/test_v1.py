@@ -109,6 +109,20 @@ def test_deprecated_argument_names():
         tf1.reduce_sum(x, keepdims=True, keep_dims=True)
     assert tf1.expand_dims(x, dim=0).shape == (1, 2, 3)
     assert tf1.squeeze([[1], [2]], squeeze_dims=[1]).tolist() == [1, 2]
+    # tf.compat.v1.math holds the same TF 1 reductions as the top level
+    assert tf1.math.reduce_sum(x, reduction_indices=1, keep_dims=True).tolist() == [[6], [15]]
+    assert tf1.math.argmax(x, dimension=1).tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("path,name", [
+    ("math", "exp"), ("math", "reduce_std"), ("math", "sigmoid"), ("nn", "sigmoid"),
+    ("nn", "leaky_relu"), ("linalg", "matmul"), ("linalg", "trace"),
+])
+def test_names_tf_binds_to_its_tf2_function_under_other_decorators(path, name):
+    """TF 2.21 wraps `tf.compat.v1.math.exp` in its own dispatch decorator around the very
+    function of `tf.math.exp` (the recording unwraps them): tfcompat hands out its TF 2 op."""
+    assert name in _v1_api.API[path]["same"]
+    assert getattr(getattr(tf1, path), name) is getattr(getattr(tfcompat, path), name)
 
 
 def test_name_scope_v1_signature():

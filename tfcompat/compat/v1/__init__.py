@@ -97,6 +97,10 @@ def _overrides(path: str) -> dict:
         return out
     if path == "nn":
         return _v1_nn.OVERRIDES
+    if path == "math":  # TF 1's reductions live here too, with their deprecated arguments
+        math = {n: _v1_ops.OVERRIDES[n] for n in (*_v1_ops._REDUCTIONS, "argmax", "argmin")}
+        return {**math, **{n: _v1_nn.OVERRIDES[n] for n in ("softmax", "log_softmax")
+                           if n in _v1_nn.OVERRIDES}}
     if path == "logging":
         return {n: getattr(logging, n) for n in logging.__all__}
     return {}
