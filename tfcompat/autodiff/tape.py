@@ -109,6 +109,7 @@ class _ThreadTapes(threading.local):
         self.leaves: Optional[_Leaves] = None
         # Tapes that may still differentiate what they recorded: entered and not yet used up.
         self.open: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
+        self.entered = 0             # tapes entered so far (a compiled function checks it)
 
 
 _tls = _ThreadTapes()
@@ -277,6 +278,7 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
         self._recording = True
+        _tls.entered += 1
         for other in _tls.recording:
             other._overlapping.add(self)
             self._overlapping.add(other)

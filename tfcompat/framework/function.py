@@ -21,11 +21,13 @@ What eager code can observe of TF's tracing is kept:
 * `get_concrete_function(*specs_or_tensors)` returns a `ConcreteFunction`
   that calls the Python function (no graph), checking its inputs' dtypes.
 
-`jit_compile=True` is accepted and also runs eagerly. XLA has no drop-in
-torch counterpart that keeps TF's variable side effects: `torch.compile`
-can only be applied by the user to pure functions of tensors, and wrapping
-stateful TF code in it would graph-break on every assign. The argument is
-kept so that ported code runs unchanged.
+`jit_compile=True` compiles the function with `torch.compile` when it is
+one pure tensor program of its arguments and the variables it reads
+(`autodiff/jit.py`: traced on its second call per input signature, the
+variables' reads are the graph's inputs, the compiled function is
+differentiable under the caller's tapes); a function that writes
+variables, records its own tape or draws random numbers runs eagerly,
+with one `RuntimeWarning` saying why.
 """
 
 from __future__ import annotations
@@ -189,7 +191,17 @@ class ConcreteFunction:
                         None, None, f"cannot compute __inference_{self._function._name} as input "
                                     f"#{i}(zero-based) was expected to be a {spec.dtype.name} "
                                     f"tensor but is a {dt.name} tensor")
-        return self._function._python_function(*args, **kwargs)
+        return self._function._target(*args, **kwargs)
+
+
+# Builds the compiled form of a `jit_compile=True` function (`autodiff/jit.py` registers it).
+_jit_compiler: Optional[Callable[..., Any]] = None
+
+
+def set_jit_compiler(compiler: Callable[..., Any]) -> None:
+    """Register `compiler(python_function, name)`, the callable a jit-compiled function runs."""
+    global _jit_compiler
+    _jit_compiler = compiler
 
 
 class Function:
@@ -206,6 +218,10 @@ class Function:
         self._general: list = []     # the (relaxed) signatures traced, under reduce_retracing
         self._count = 0
         self._lock = threading.Lock()
+        # what a call runs: the Python function, or its compiled form (jit_compile=True)
+        self._target = python_function
+        if jit_compile and _jit_compiler is not None:
+            self._target = _jit_compiler(python_function, self._name)
         try:
             self._signature = inspect.signature(python_function)
         except (TypeError, ValueError):
@@ -295,7 +311,7 @@ class Function:
     def _call(self, skip: int, *args: Any, **kwargs: Any) -> Any:
         args, kwargs = self._bind(args, kwargs, skip)
         self._count_trace(args, kwargs)
-        return self._python_function(*args, **kwargs)
+        return self._target(*args, **kwargs)
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         if instance is None:

@@ -20,7 +20,10 @@ other. This module is the seam, and it imports nothing of tfcompat:
   `observer.before(sources, leaves)` before its backward pass (`leaves[i]`:
   the one tensor whose gradient is source i's, or None) and
   `token.finish(gradients)` after it, so the strategy can hook the reads and
-  start its all-reduces while backward still runs.
+  start its all-reduces while backward still runs;
+* the storage index: `live_storages()` lists every storage cell alive (the variables package
+  registers it), so code that must prove a call wrote or created no variable (a compiled
+  `tf.function`) can compare the cells' `token()`s before and after.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import threading
 from typing import Any, Optional
 
 __all__ = ["is_variable", "storage", "update_components", "set_recorder", "gradient_observer",
-           "observing_gradients"]
+           "observing_gradients", "live_storages"]
 
 
 def is_variable(x: Any) -> bool:
@@ -84,6 +87,20 @@ def add_recording(delta: int) -> None:
     global recording
     with _count_lock:
         recording += delta
+
+
+_storage_index: Any = None
+
+
+def set_storage_index(index: Any) -> None:
+    """Register the callable that lists the live storage cells (`variables/resource.py`)."""
+    global _storage_index
+    _storage_index = index
+
+
+def live_storages() -> list:
+    """Every storage cell alive now (empty before `variables` is imported)."""
+    return [] if _storage_index is None else list(_storage_index())
 
 
 class _Observers(threading.local):

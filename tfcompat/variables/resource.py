@@ -43,6 +43,7 @@ import torch
 
 from ..framework.copy_on_write import owned as _owned
 from ..framework.copy_on_write import snapshot_of
+from ..framework import variable_protocol as protocol
 
 _LAZY = hasattr(torch.Tensor, "_lazy_clone")
 
@@ -138,6 +139,9 @@ class Resource:
         """
         value = self.value
         return (value, value._version, self.handed_out)
+
+
+protocol.set_storage_index(_live.values)
 
 
 def same_token(a: Optional[tuple], b: tuple) -> bool:

@@ -30,12 +30,13 @@ compiled region is one device's program).
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-from typing import Any, Callable, Dict, Iterator
+from typing import Any, Callable, Dict
 
 import torch
 
+from ...autodiff.jit import TracingReads, Unsupported as _Unsupported, _trace_lock, check_graph
+from ...autodiff.jit import quiet_torch as _quiet_torch, reads_replaced
 from ...autodiff.tape import GradientTape
 from ...framework import nest
 from ...framework import variable_protocol as protocol
@@ -43,52 +44,6 @@ from ...ops import _indices
 from . import compile_utils, data_adapter
 
 __all__ = ["CompiledTrainStep"]
-
-
-class _Unsupported(Exception):
-    """The region cannot be one compiled graph (the message says why)."""
-
-
-class _TracingReads:
-    """The read recorder while the region is traced: a read of one of the model's variables
-    is the region's input for it; any other read makes the region unsupported."""
-
-    def __init__(self, inner: Any, inputs: Dict[int, torch.Tensor]) -> None:
-        self.inner = inner
-        self.inputs = inputs
-
-    def dense(self, var: Any, cell: Any) -> torch.Tensor:
-        read = self.inputs.get(id(var))
-        if read is None:
-            raise _Unsupported(f"it reads {getattr(var, 'name', var)!r}, not a variable of the model")
-        return read
-
-    def sparse(self, var: Any, indices: Any, rows: Any) -> Any:
-        raise _Unsupported("it reads rows of a variable (sparse read)")
-
-    def __getattr__(self, name: str) -> Any:  # paused(), ...: the tape's own
-        return getattr(self.inner, name)
-
-
-def _is_random(graph: torch.fx.Graph) -> bool:
-    """Whether the traced graph draws random numbers (a node of a nondeterministic-seeded op)."""
-    tag = torch.Tag.nondeterministic_seeded
-    return any(node.op == "call_function" and tag in getattr(node.target, "tags", ())
-               for node in graph.nodes)
-
-
-@contextlib.contextmanager
-def _quiet_torch(on: bool) -> Iterator[None]:
-    """While tracing and compiling, the warnings torch's compiler stack issues about its own
-    internals are not the user's (a user's `warnings.simplefilter("error")` must not turn
-    them into a failed compile)."""
-    if not on:
-        yield
-        return
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", module=r"torch(\.|$)")
-        warnings.filterwarnings("ignore", category=DeprecationWarning)
-        yield
 
 
 def _signature(flat: list) -> tuple:
@@ -129,20 +84,15 @@ class CompiledTrainStep:
             for i, t in zip(tensor_at, tensors):
                 flat[i] = t
             x, y, sample_weight = nest.pack_sequence_as(data_structure, flat)
-            inputs = {id(v): r for v, r in zip(variables, reads)}
-            recorder = _TracingReads(protocol.recorder, inputs)
-            saved = protocol.recorder
-            protocol.set_recorder(recorder)
-            protocol.add_recording(1)
+            recorder = TracingReads(protocol.recorder, {id(v): r for v, r in zip(variables, reads)})
             _indices.tracing.checks, compile_utils.tracing.updates = [], []
             try:
-                y_pred = model(x, training=True)
-                loss = model.compute_loss(x, y, y_pred, sample_weight)
+                with reads_replaced(recorder):
+                    y_pred = model(x, training=True)
+                    loss = model.compute_loss(x, y, y_pred, sample_weight)
                 checks, updates = _indices.tracing.checks, compile_utils.tracing.updates
             finally:
                 _indices.tracing.checks = compile_utils.tracing.updates = None
-                protocol.add_recording(-1)
-                protocol.set_recorder(saved)
             if not isinstance(loss, torch.Tensor):
                 raise _Unsupported("its loss is not a tensor")
             flat_pred = nest.flatten(y_pred)
@@ -158,11 +108,11 @@ class CompiledTrainStep:
         from torch.fx.experimental.proxy_tensor import make_fx
         tokens = [self._token(v) for v in variables]
         example = [v.value().detach() for v in variables] + [flat_data[i] for i in tensor_at]
-        graph_module = make_fx(region, tracing_mode="fake", _allow_non_fake_inputs=True)(*example)
+        with _trace_lock:
+            graph_module = make_fx(region, tracing_mode="fake", _allow_non_fake_inputs=True)(*example)
         if [self._token(v) for v in variables] != tokens:
             raise _Unsupported("it writes variables (e.g. a layer's moving statistics)")
-        if _is_random(graph_module.graph):
-            raise _Unsupported("it draws random numbers (e.g. Dropout)")
+        check_graph(graph_module)
         return _Region(torch.compile(graph_module), meta["n_outputs"], meta["n_checks"],
                        meta["updates"], meta["structure"])
 
