@@ -25,6 +25,7 @@ from . import math_ops, unary_ops
 from ._shape_args import reduction_axes
 from .nn_ops import l2_loss
 from .reduction_ops import reduce_sum
+from . import exact_math
 
 __all__ = ["clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm"]
 
@@ -118,7 +119,7 @@ def global_norm(t_list: Any, name: Optional[str] = None) -> torch.Tensor:
         if h.dtype is not first.dtype:
             raise D.mismatch("Pack", i, first.dtype, h.dtype)
     total = torch.stack(D.same_device(half_squared)).sum() if len(half_squared) > 1 else first
-    return torch.sqrt(total * 2)  # doubling is exact: no constant tensor needed
+    return exact_math.sqrt(total * 2)  # doubling is exact: no constant tensor needed
 
 
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,

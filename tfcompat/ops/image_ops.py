@@ -29,6 +29,7 @@ import torch
 
 from ..framework import dtypes
 from ..framework.tensor_conversion import convert_to_tensor
+from . import exact_math
 
 __all__ = ["ResizeMethod", "resize", "flip_left_right", "flip_up_down", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
@@ -585,7 +586,7 @@ def per_image_standardization(image: Any) -> torch.Tensor:
     n = x.shape[-1] * x.shape[-2] * x.shape[-3]
     dims = [-1, -2, -3]
     mean = x.mean(dim=dims, keepdim=True)
-    std = torch.sqrt(torch.square(x - mean).mean(dim=dims, keepdim=True))
+    std = exact_math.sqrt(torch.square(x - mean).mean(dim=dims, keepdim=True))
     min_std = torch.rsqrt(torch.tensor(float(n), dtype=torch.float32, device=x.device))
     return (x - mean) / torch.maximum(std, min_std)
 

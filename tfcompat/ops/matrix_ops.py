@@ -26,6 +26,7 @@ from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_o
 from . import _dispatch as D
 from . import math_ops
 from ._shape_args import int_values, shape_arg
+from . import exact_math
 
 __all__ = ["eye", "matvec", "band_part", "trace",
            "matrix_transpose", "adjoint", "norm", "einsum", "tensordot", "cross",
@@ -162,7 +163,7 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
                           "Sum")
     if ord in ("fro", "euclidean") or (ord == 2 and not matrix):
         sq = t * t.conj() if t.is_complex() else t * t
-        result = torch.sqrt(torch.sum(sq, dim=dims, keepdim=True))
+        result = exact_math.sqrt(torch.sum(sq, dim=dims, keepdim=True))
     elif ord == 2:
         rest = [d for d in range(rank) if d not in dims]
         permed = t.permute(rest + list(dims))

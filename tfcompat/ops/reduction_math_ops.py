@@ -33,6 +33,7 @@ from ..framework.tensor_shape import TensorShape
 from . import _dispatch as D
 from ._shape_args import reduction_axes, single_axis
 from .reduction_ops import add_n, arg_extreme, reduce_max, reduce_mean, reduce_sum, scan_axis
+from . import exact_math
 
 __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm",
            "count_nonzero", "argmin", "cumprod", "accumulate_n", "approx_max_k", "approx_min_k"]
@@ -91,7 +92,7 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.reduce_std`: `sqrt(reduce_variance(x))`, the population standard deviation."""
-    return torch.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+    return exact_math.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
 def _sum(t: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
@@ -104,7 +105,7 @@ class _EuclideanNorm(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, dims: tuple, keepdims: bool) -> torch.Tensor:
-        kept = torch.sqrt(_sum(x * x, dims, True))
+        kept = exact_math.sqrt(_sum(x * x, dims, True))
         ctx.save_for_backward(x, kept)
         ctx.keepdims = keepdims
         return kept if keepdims or dims == () else kept.squeeze(dims)
@@ -136,7 +137,7 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
         return torch.sqrt(_sum(x * x.conj(), dims, keep))
     if torch.is_grad_enabled() and x.requires_grad:
         return _EuclideanNorm.apply(x, dims, keep)
-    return torch.sqrt(_sum(x * x, dims, keep))
+    return exact_math.sqrt(_sum(x * x, dims, keep))
 
 
 def count_nonzero(input: Any, axis: Any = None, keepdims: Optional[bool] = None,  # noqa: A002

@@ -16,6 +16,7 @@ from ..framework import errors
 from ..framework.dtypes import tf_type_name
 from ..framework.tensor_conversion import convert_to_tensor
 from . import _dispatch as D
+from . import exact_math
 
 __all__ = ["square", "sqrt", "rsqrt", "exp", "log", "sign", "sigmoid", "tanh"]
 
@@ -59,7 +60,7 @@ def make_unary(op: str, fn: Callable, allowed: frozenset, tf_name: str, doc: str
 
 square = make_unary("Square", torch.square, D.NUMERIC, "square",
                     "`tf.math.square`: `x * x`, for every numeric dtype (ints wrap as in TF).")
-sqrt = make_unary("Sqrt", torch.sqrt, _FLOATS_COMPLEX, "sqrt",
+sqrt = make_unary("Sqrt", exact_math.sqrt, _FLOATS_COMPLEX, "sqrt",
                   "`tf.math.sqrt`: floating and complex only; `sqrt(-1.) = nan`.")
 rsqrt = make_unary("Rsqrt", torch.rsqrt, _FLOATS_COMPLEX, "rsqrt",
                    "`tf.math.rsqrt`: `1 / sqrt(x)`; `rsqrt(0.) = inf`.")

@@ -53,6 +53,7 @@ from ...keras.optimizers.adam import adam as _keras_adam
 from ...keras.optimizers.ftrl import _sqrt as _ftrl_sqrt
 from ...keras.optimizers.ftrl import ftrl as _keras_ftrl
 from ...keras.optimizers.rmsprop import rmsprop as _keras_rmsprop
+from ...ops import exact_math
 from .optimizers_base import (Optimizer, cast, create_global_step, get_global_step,
                               get_or_create_global_step, hyper)
 
@@ -189,7 +190,7 @@ class AdamOptimizer(Optimizer):
 
     def _resource_apply_dense(self, grad: torch.Tensor, handle: Any) -> None:
         b1p, b2p, lr, beta1, beta2, epsilon = self._coefficients(grad.dtype)
-        alpha = lr * torch.sqrt(1 - b2p) / (1 - b1p)   # the kernel's scalar, in the dtype
+        alpha = lr * exact_math.sqrt(1 - b2p) / (1 - b1p)   # the kernel's scalar, in the dtype
         m_slot, v_slot = self.get_slot(handle, "m"), self.get_slot(handle, "v")
         var, m, v = _read(handle), _read(m_slot), _read(v_slot)
         # tf_keras' Adam core is TF's ApplyAdam kernel, operation for operation.
@@ -201,14 +202,14 @@ class AdamOptimizer(Optimizer):
 
     def _resource_apply_sparse(self, grad: torch.Tensor, handle: Any, indices: torch.Tensor) -> None:
         b1p, b2p, lr_t, beta1, beta2, epsilon = self._coefficients(grad.dtype)
-        lr = lr_t * torch.sqrt(1 - b2p) / (1 - b1p)
+        lr = lr_t * exact_math.sqrt(1 - b2p) / (1 - b1p)
         m_slot, v_slot = self.get_slot(handle, "m"), self.get_slot(handle, "v")
         # m = m * beta1 everywhere, then m[indices] += g * (1 - beta1) (TF's two ops).
         m_slot.assign(_read(m_slot) * beta1)
         m_slot.scatter_add(IndexedSlices(grad * (1 - beta1), indices))
         v_slot.assign(_read(v_slot) * beta2)
         v_slot.scatter_add(IndexedSlices((grad * grad) * (1 - beta2), indices))
-        handle.assign_sub(lr * m_slot.value() / (torch.sqrt(v_slot.value()) + epsilon))
+        handle.assign_sub(lr * m_slot.value() / (exact_math.sqrt(v_slot.value()) + epsilon))
 
     def _finish(self, update_ops: list, name_scope: str) -> None:
         beta1_power, beta2_power = self._get_beta_accumulators()
@@ -361,7 +362,7 @@ class AdadeltaOptimizer(Optimizer):
         accum_slot, update_slot = self.get_slot(handle, "accum"), self.get_slot(handle, "accum_update")
         accum = _rows(accum_slot, indices) * rho + grad * grad * (1 - rho)
         accum_update = _rows(update_slot, indices)
-        update = torch.sqrt(accum_update + epsilon) * eigen_rsqrt(accum + epsilon, row) * grad
+        update = exact_math.sqrt(accum_update + epsilon) * eigen_rsqrt(accum + epsilon, row) * grad
         _write_rows(handle, indices, _rows(handle, indices) - update * lr)
         _write_rows(accum_slot, indices, accum)
         _write_rows(update_slot, indices, accum_update * rho + update * update * (1 - rho))

@@ -24,6 +24,7 @@ import torch
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
+from ...ops import exact_math
 
 __all__ = ["Adadelta", "adadelta", "eigen_rsqrt"]
 
@@ -43,9 +44,9 @@ def eigen_rsqrt(x: torch.Tensor, row: int) -> torch.Tensor:
     `half(1 / half(sqrt(x)))`.
     """
     if x.dtype not in multi_tensor.HALF_DTYPES:
-        return 1 / torch.sqrt(x)
+        return 1 / exact_math.sqrt(x)
     whole = (row // _HALF_PACKET) * _HALF_PACKET
-    scalar = 1 / torch.sqrt(x)
+    scalar = 1 / exact_math.sqrt(x)
     if whole == 0 or x.numel() == 0:
         return scalar
     rows = x.reshape(-1, row)
@@ -65,12 +66,12 @@ def adadelta(params: list, grads: list, accum_grad: list, accum_var: list, *, lr
     torch._foreach_mul_(squares, one_minus_rho)
     torch._foreach_add_(accum_grad, squares)              # accum * rho + g * g * (1 - rho)
     update = multi_tensor.add_scalar(accum_var, epsilon)
-    torch._foreach_sqrt_(update)
+    exact_math.foreach_sqrt_(update)
     inv = multi_tensor.add_scalar(accum_grad, epsilon)
     if accum_grad[0].dtype in multi_tensor.HALF_DTYPES:
         inv = [eigen_rsqrt(t, t.numel()) for t in inv]
     else:
-        torch._foreach_sqrt_(inv)
+        exact_math.foreach_sqrt_(inv)
         torch._foreach_reciprocal_(inv)
     torch._foreach_mul_(update, inv)
     torch._foreach_mul_(update, grads)                    # sqrt(accum_var + eps) / sqrt(accum + eps) * g
@@ -119,7 +120,7 @@ class Adadelta(OptimizerV2):
               grad: torch.Tensor, row: int) -> tuple:
         rho, omr, eps = c["rho"], c["one_minus_rho"], c["epsilon"]
         accum = accum * rho + grad * grad * omr
-        update = torch.sqrt(accum_update + eps) * eigen_rsqrt(accum + eps, row) * grad
+        update = exact_math.sqrt(accum_update + eps) * eigen_rsqrt(accum + eps, row) * grad
         accum_update = accum_update * rho + update * update * omr
         return var_rows - update * c["lr_t"], accum, accum_update
 

@@ -19,6 +19,7 @@ from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
+from ...ops import exact_math
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -41,7 +42,7 @@ def adagrad(params: list, grads: list, accumulators: list, *, lr: torch.Tensor, 
                               weight_decay=0.0, eps=epsilon, maximize=False)
         return
     torch._foreach_add_(accumulators, torch._foreach_mul(grads, grads))   # accum += g * g
-    denom = torch._foreach_sqrt(accumulators)
+    denom = exact_math.foreach_sqrt(accumulators)
     torch._foreach_add_(denom, epsilon)                                   # sqrt(accum) + epsilon
     update = torch._foreach_mul(grads, lr)                                # g * lr
     torch._foreach_div_(update, denom)
@@ -96,7 +97,7 @@ class Adagrad(OptimizerV2):
         c = self._coefficients(var, apply_state)
         acc = self.get_slot(var, "accumulator")
         acc.assign_add(grad * grad)
-        return var.assign_sub(grad * c["lr_t"] / (torch.sqrt(acc.value()) + c["epsilon"]))
+        return var.assign_sub(grad * c["lr_t"] / (exact_math.sqrt(acc.value()) + c["epsilon"]))
 
     def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
                                apply_state: Optional[dict] = None) -> Any:
@@ -104,7 +105,7 @@ class Adagrad(OptimizerV2):
         acc = self.get_slot(var, "accumulator")
         acc_rows = acc.sparse_read(indices) + grad * grad
         acc.scatter_update(IndexedSlices(acc_rows, indices))
-        rows = var.sparse_read(indices) - c["lr_t"] * grad / (torch.sqrt(acc_rows) + c["epsilon"])
+        rows = var.sparse_read(indices) - c["lr_t"] * grad / (exact_math.sqrt(acc_rows) + c["epsilon"])
         return var.scatter_update(IndexedSlices(rows, indices))
 
     # -- multi-tensor path ---------------------------------------------------------

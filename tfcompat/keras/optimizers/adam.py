@@ -34,6 +34,7 @@ import torch
 
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
+from ...ops import exact_math
 
 __all__ = ["Adam", "adam"]
 
@@ -71,7 +72,7 @@ def adam(params: list, grads: list, m: list, v: list, vhat: Optional[list], *, a
     if amsgrad:
         multi_tensor.cwise_max_(vhat, v)                          # vhat.cwiseMax(v)
         denom_src = vhat
-    denom = torch._foreach_sqrt(denom_src)
+    denom = exact_math.foreach_sqrt(denom_src)
     torch._foreach_add_(denom, epsilon)                           # sqrt(v) + epsilon
     update = torch._foreach_mul(m, alpha)                         # m * alpha
     torch._foreach_div_(update, denom)
@@ -114,7 +115,7 @@ class Adam(OptimizerV2):
         super()._prepare_local(var_device, var_dtype, apply_state)
         c = apply_state[(var_device, var_dtype)]
         beta_1_t, beta_2_t, beta_1_power, beta_2_power = self._powers(var_dtype)
-        c.update(lr=c["lr_t"] * (torch.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
+        c.update(lr=c["lr_t"] * (exact_math.sqrt(1 - beta_2_power) / (1 - beta_1_power)),
                  epsilon=self._epsilon(var_dtype),
                  beta_1_t=beta_1_t, beta_1_power=beta_1_power, one_minus_beta_1_t=1 - beta_1_t,
                  beta_2_t=beta_2_t, beta_2_power=beta_2_power, one_minus_beta_2_t=1 - beta_2_t)
@@ -130,7 +131,7 @@ class Adam(OptimizerV2):
     def _resource_apply_dense(self, grad: torch.Tensor, var: Any, apply_state: Optional[dict] = None) -> Any:
         c = self._coefficients(var, apply_state)
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        alpha = c["lr_t"] * torch.sqrt(1 - c["beta_2_power"]) / (1 - c["beta_1_power"])
+        alpha = c["lr_t"] * exact_math.sqrt(1 - c["beta_2_power"]) / (1 - c["beta_1_power"])
         m_t = m.value()
         m.assign(m_t + (grad - m_t) * c["one_minus_beta_1_t"])
         v_t = v.value()
@@ -140,7 +141,7 @@ class Adam(OptimizerV2):
             vhat = self.get_slot(var, "vhat")
             vhat.assign(multi_tensor.cwise_max(vhat.value(), v.value()))  # the kernel's cwiseMax
             denom_src = vhat
-        return var.assign_sub(m.value() * alpha / (torch.sqrt(denom_src.value()) + c["epsilon"]))
+        return var.assign_sub(m.value() * alpha / (exact_math.sqrt(denom_src.value()) + c["epsilon"]))
 
     def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
                                apply_state: Optional[dict] = None) -> Any:
@@ -155,7 +156,7 @@ class Adam(OptimizerV2):
             v_hat = self.get_slot(var, "vhat")
             v_hat.assign(torch.maximum(v_hat.value(), v_t))
             v_t = v_hat.value()
-        return var.assign_sub(c["lr"] * m_t / (torch.sqrt(v_t) + c["epsilon"]))
+        return var.assign_sub(c["lr"] * m_t / (exact_math.sqrt(v_t) + c["epsilon"]))
 
     # -- multi-tensor path -----------------------------------------------------------
     def _multi_tensor_coefficients(self, var_device: str, var_dtype: Any, step: Any) -> dict:
@@ -181,7 +182,7 @@ class Adam(OptimizerV2):
         # cached one: the same rounding as the Python operators, without their wrappers).
         one = multi_tensor.scalar(1, dtype, beta_1_power.device)
         alpha = torch.div(torch.mul(self._decayed_lr(var_dtype),
-                                    torch.sqrt(torch.sub(one, beta_2_power))),
+                                    exact_math.sqrt(torch.sub(one, beta_2_power))),
                           torch.sub(one, beta_1_power))
         return dict(alpha=alpha, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
 

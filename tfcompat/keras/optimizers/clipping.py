@@ -32,6 +32,7 @@ import torch
 from ...framework.indexed_slices import IndexedSlices
 from ...ops import clip_ops
 from .multi_tensor import scalar
+from ...ops import exact_math
 
 __all__ = ["clip_by_value_each", "clip_by_norm_each", "clip_by_global_norm_all"]
 
@@ -102,7 +103,7 @@ def clip_by_norm_each(grads: list, clip_norm: Any) -> list:
             members = [values[i] for i in idx]
             clip = scalar(clip_norm, dtype, device)  # TF converts it to the values' dtype
             # (a NaN l2sum has sqrt NaN, as TF's `where(l2sum > 0, sqrt(l2sum), l2sum)`)
-            norms = _squared_norms(members).sqrt_()
+            norms = exact_math.sqrt(_squared_norms(members))
             denominators = torch.maximum(norms, clip)  # NaN propagates, as TF's Maximum
             out = torch._foreach_mul(members, clip)
             torch._foreach_div_(out, list(denominators.unbind()))
@@ -120,7 +121,7 @@ def clip_by_global_norm_all(grads: list, clip_norm: Any) -> list:
     first = values[0]
     with torch.no_grad():
         half_squared = _squared_norms(values) / 2  # l2_loss of each
-        norm = torch.sqrt(half_squared.sum() * 2)
+        norm = exact_math.sqrt(half_squared.sum() * 2)
         one = scalar(1.0, first.dtype, first.device)
         clip = scalar(clip_norm, first.dtype, first.device)
         scale = clip * torch.minimum(one / norm, one / clip) + (norm - norm)

@@ -29,6 +29,7 @@ import torch
 
 from ...framework import device as device_lib
 from ...framework.indexed_slices import IndexedSlices
+from ...ops import exact_math
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
 from .weights import cast as _cast
@@ -37,17 +38,10 @@ __all__ = ["Ftrl", "ftrl"]
 
 
 def _sqrt(x: torch.Tensor) -> torch.Tensor:
-    """A correctly rounded square root (half precision: of the float32 value, as Eigen's).
-
-    torch's CPU float32 `sqrt` is off by one ulp for about a fifth of inputs;
-    FTRL's `sqrt(acc + g * g) - sqrt(acc)` cancels and magnifies that. The
-    square root of the float64 value, rounded to float32, is the correctly
-    rounded float32 square root; half precision rounds that once more, as
-    TF's `Eigen::half` sqrt does.
-    """
-    if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
-        return torch.sqrt(x.double()).float().to(x.dtype)
-    return torch.sqrt(x)
+    """A correctly rounded square root (half precision: of the float32 value, as Eigen's):
+    FTRL's `sqrt(acc + g * g) - sqrt(acc)` cancels and magnifies any error of it
+    (`ops/exact_math.py`)."""
+    return exact_math.sqrt(x)
 
 
 def ftrl(params: list, grads: list, accumulators: list, linears: list, *, lr_t: torch.Tensor,

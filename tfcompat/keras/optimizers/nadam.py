@@ -33,6 +33,7 @@ from ...variables import VariableAggregation
 from . import multi_tensor, schedules
 from .optimizer_v2 import OptimizerV2
 from .weights import cast as _cast
+from ...ops import exact_math
 
 __all__ = ["Nadam", "nadam"]
 
@@ -56,7 +57,7 @@ def nadam(params: list, grads: list, m: list, v: list, *, lr_t: torch.Tensor, ep
     torch._foreach_mul_(squares, one_minus_beta_2_t)
     torch._foreach_add_(v, squares)                                         # beta_2 * v + (1 - beta_2) * g * g
     denom = torch._foreach_div(v, v_t_prime_denominator)
-    torch._foreach_sqrt_(denom)
+    exact_math.foreach_sqrt_(denom)
     multi_tensor.add_scalar_(denom, epsilon)
     torch._foreach_mul_(g_prime, one_minus_m_t)
     torch._foreach_mul_(m_prime, m_t_1)
@@ -140,7 +141,7 @@ class Nadam(OptimizerV2):
         v_t = v.assign(c["beta_2_t"] * v.value() + c["one_minus_beta_2_t"] * (grad * grad)).value()
         v_t_prime = v_t / c["v_t_prime_denominator"]
         m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
-        return var.assign(var.value() - c["lr_t"] * m_t_bar / (torch.sqrt(v_t_prime) + c["epsilon"]))
+        return var.assign(var.value() - c["lr_t"] * m_t_bar / (exact_math.sqrt(v_t_prime) + c["epsilon"]))
 
     def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
                                apply_state: Optional[dict] = None) -> Any:
@@ -156,7 +157,7 @@ class Nadam(OptimizerV2):
         v_rows = v.sparse_read(indices)
         v_t_prime = v_rows / c["v_t_prime_denominator"]
         return var.scatter_add(IndexedSlices(
-            c["neg_lr_t"] * m_t_bar / (torch.sqrt(v_t_prime) + c["epsilon"]), indices))
+            c["neg_lr_t"] * m_t_bar / (exact_math.sqrt(v_t_prime) + c["epsilon"]), indices))
 
     # -- multi-tensor path ---------------------------------------------------------
     def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,

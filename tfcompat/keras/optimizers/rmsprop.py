@@ -32,6 +32,7 @@ from ...framework import errors
 from ...framework.indexed_slices import IndexedSlices
 from . import multi_tensor
 from .optimizer_v2 import OptimizerV2
+from ...ops import exact_math
 
 __all__ = ["RMSprop", "RMSProp", "rmsprop"]
 
@@ -62,7 +63,7 @@ def rmsprop(params: list, grads: list, rms: list, mg: Optional[list], momentum_b
             multi_tensor.add_scalar_(denom, epsilon)
         else:
             denom = multi_tensor.add_scalar(rms, epsilon)
-        torch._foreach_sqrt_(denom)
+        exact_math.foreach_sqrt_(denom)
         step = torch._foreach_mul(grads, lr_t)
         torch._foreach_div_(step, denom)                   # g * lr / sqrt(denom)
         torch._foreach_mul_(momentum_buffers, momentum)
@@ -78,9 +79,9 @@ def rmsprop(params: list, grads: list, rms: list, mg: Optional[list], momentum_b
         denom = torch._foreach_mul(mg, mg)
         torch._foreach_sub_(denom, rms)
         torch._foreach_neg_(denom)                         # rms - mg * mg
-        torch._foreach_sqrt_(denom)
+        exact_math.foreach_sqrt_(denom)
     else:
-        denom = torch._foreach_sqrt(rms)
+        denom = exact_math.foreach_sqrt(rms)
     multi_tensor.add_scalar_(denom, epsilon)
     step = torch._foreach_mul(grads, lr_t)
     torch._foreach_div_(step, denom)
@@ -151,7 +152,7 @@ class RMSprop(OptimizerV2):
             else:
                 denom = ms + eps
             mom = self.get_slot(var, "momentum")
-            mom_t = mom.assign(mom.value() * c["momentum"] + lr * grad / torch.sqrt(denom)).value()
+            mom_t = mom.assign(mom.value() * c["momentum"] + lr * grad / exact_math.sqrt(denom)).value()
             return var.assign_sub(mom_t)
         rms_t = rms.assign(rho * rms.value() + omr * (grad * grad)).value()
         denom = rms_t
@@ -159,7 +160,7 @@ class RMSprop(OptimizerV2):
             mg = self.get_slot(var, "mg")
             mg_t = mg.assign(rho * mg.value() + omr * grad).value()
             denom = rms_t - mg_t * mg_t
-        return var.assign(var.value() - lr * grad / (torch.sqrt(denom) + eps))
+        return var.assign(var.value() - lr * grad / (exact_math.sqrt(denom) + eps))
 
     def _resource_apply_sparse(self, grad: torch.Tensor, var: Any, indices: torch.Tensor,
                                apply_state: Optional[dict] = None) -> Any:
@@ -189,7 +190,7 @@ class RMSprop(OptimizerV2):
             self._resource_scatter_add(mg, indices, grad * omr)
             mg_rows = mg.sparse_read(indices)
             denom = denom - mg_rows * mg_rows
-        return var.scatter_add(IndexedSlices(c["neg_lr_t"] * grad / (torch.sqrt(denom) + eps), indices))
+        return var.scatter_add(IndexedSlices(c["neg_lr_t"] * grad / (exact_math.sqrt(denom) + eps), indices))
 
     # -- multi-tensor path ---------------------------------------------------------
     def _multi_tensor_apply_dense(self, group: multi_tensor.DenseGroup, grads: list,

@@ -23,6 +23,7 @@ from ....variables import Variable
 from ... import backend
 from ...saving.serialization import keras_export
 from .base_preprocessing_layer import PreprocessingLayer
+from ....ops import exact_math
 
 __all__ = ["Normalization"]
 
@@ -162,7 +163,7 @@ class Normalization(PreprocessingLayer):
         mean = self.mean.to(inputs.device)
         variance = self.variance.to(inputs.device)
         eps = torch.tensor(backend.epsilon(), dtype=inputs.dtype, device=inputs.device)
-        scale = torch.maximum(torch.sqrt(variance), eps)
+        scale = torch.maximum(exact_math.sqrt(variance), eps)
         if self.invert:
             return mean + inputs * scale
         return (inputs - mean) / scale
