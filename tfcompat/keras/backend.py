@@ -20,6 +20,7 @@ import torch
 
 from ..framework import dtypes as _dtypes
 from ..framework import tensor_conversion as _conversion
+from ..framework.name_scope import name_scope as _name_scope
 from ..ops import array_ops as _array_ops
 from ..ops import creation_ops as _creation_ops
 from ..ops import math_ops as _math_ops
@@ -113,10 +114,18 @@ def _graph_key() -> str:
 
 @contextlib.contextmanager
 def keras_graph_scope() -> Iterator[None]:
-    """Name the layers created inside by the Keras graph's uid counters (see above)."""
+    """Name the layers created inside by the Keras graph's uid counters (see above). Entered
+    from eager code, the block also starts at the top name scope, as that graph's own name
+    scope stack does: `Input` + `Dense` built under an eager `tf.name_scope("outer")` (or in
+    a layer's `call`) name their weights `dense/kernel:0`."""
+    outermost = not getattr(_graph, "depth", 0)
     _graph.depth = getattr(_graph, "depth", 0) + 1
     try:
-        yield
+        if outermost:
+            with _name_scope(""):
+                yield
+        else:
+            yield
     finally:
         _graph.depth -= 1
 

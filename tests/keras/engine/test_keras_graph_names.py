@@ -53,3 +53,36 @@ def test_clear_session_forgets_observed_names_as_tf_keras_reset_uids_does():
     tf.keras.backend.clear_session()
     x = tf.keras.Input((3,))
     assert tf.concat([x, x], 1)._keras_history.layer.name == "tf.concat"
+
+
+def test_a_functional_model_built_under_an_eager_name_scope_starts_at_the_top_scope():
+    """tf_keras builds functional layers in its Keras graph, whose name scope stack is its
+    own: the eager scope around the construction (TF's model_mapping guide nests one, and a
+    layer's `call` is one) does not prefix the weights (recorded from TF 2.21)."""
+    tf.keras.backend.clear_session()
+    with tf.name_scope("outer"):
+        inputs = tf.keras.Input(shape=(5,))
+        model = tf.keras.Model(inputs, L.Dense(3, name="dense")(inputs))
+        eager = tf.Variable(1.0, name="v")
+    assert [w.name for w in model.weights] == ["dense/kernel:0", "dense/bias:0"]
+    assert eager.name == "outer/v:0"  # (the eager scope itself is untouched)
+
+    class BuildsAModelInCall(L.Layer):
+        def call(self, x):
+            if not hasattr(self, "inner"):
+                inputs = tf.keras.Input(shape=(5,))
+                self.inner = tf.keras.Model(inputs, L.Dense(3, name="dense2")(inputs))
+            return self.inner(x)
+
+    class BuildsADenseInCall(L.Layer):
+        def call(self, x):
+            if not hasattr(self, "inner"):
+                self.inner = L.Dense(3, name="dense3")
+            return self.inner(x)
+
+    outer = BuildsAModelInCall(name="l")
+    outer(tf.ones((2, 5)))
+    assert [w.name for w in outer.inner.weights] == ["dense2/kernel:0", "dense2/bias:0"]
+    direct = BuildsADenseInCall(name="l2")
+    direct(tf.ones((2, 5)))
+    assert [w.name for w in direct.weights] == ["l2/dense3/kernel:0", "l2/dense3/bias:0"]
