@@ -207,3 +207,62 @@ def test_optimizer_step_inside_falls_back_with_the_eager_result(dense):
     for _ in range(3):
         step(w2, b2, opt2)
     assert np.array_equal(w.numpy(), w2.numpy()) and np.array_equal(b.numpy(), b2.numpy())
+
+
+def test_in_a_strategys_replicas_it_runs_eagerly_without_deadlock():
+    from tests.distribute.logical_devices import logical_cpus
+
+    with logical_cpus(2):
+        _replicas_run_eagerly()
+
+
+def _replicas_run_eagerly():
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with strategy.scope():
+        v = tf.Variable(2.0)
+
+    @tf.function(jit_compile=True)
+    def replica_fn(x):
+        ctx = tf.distribute.get_replica_context()
+        return ctx.all_reduce(tf.distribute.ReduceOp.SUM, x * v)  # (a merge point: replicas meet)
+
+    with pytest.warns(RuntimeWarning, match="replicas"):
+        for _ in range(3):
+            out = strategy.run(replica_fn, args=(tf.constant(1.0),))
+    assert [float(t) for t in strategy.experimental_local_results(out)] == [4.0, 4.0]
+    outside = tf.function(lambda x: x * 3.0, jit_compile=True)
+    for _ in range(3):
+        assert float(outside(tf.constant(2.0))) == 6.0
+
+
+def test_another_threads_tape_is_not_disturbed_while_a_function_is_traced(dense):
+    """The recorders are per thread: a tape in one thread records its reads while another
+    thread's compiled function records (first call) and traces (second)."""
+    import threading
+    w, b = dense
+    f = tf.function(lambda x: _eager(x, w, b), jit_compile=True)
+    errors, grads = [], []
+    start = threading.Barrier(2)
+
+    def trainer():
+        try:
+            start.wait()
+            for _ in range(30):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(w * 2.0) + tf.reduce_sum(b)
+                grads.append(tape.gradient(loss, [w, b]))
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    thread = threading.Thread(target=trainer)
+    thread.start()
+    start.wait()
+    x = tf.ones([2, 4])
+    for _ in range(4):
+        f(x)
+    thread.join(60)
+    assert not errors and len(grads) == 30
+    for gw, gb in grads:
+        assert torch.equal(gw, torch.full((4, 3), 2.0)) and torch.equal(gb, torch.ones(3))
+    from tfcompat.framework import variable_protocol as protocol
+    assert not isinstance(protocol.recorder, protocol._Dispatcher)  # (restored)

@@ -14,7 +14,7 @@ the compiled code, with no Python of the function.
 What is not a pure function of those inputs runs eagerly, with the same results, and the
 function says so once (`RuntimeWarning`): a function that writes or creates variables on
 a call after the first (an optimizer's update; variables created on the first call are
-TF's rule too), records a `GradientTape` of its own (compute the loss in the compiled
+TF's rule too), runs in a strategy's replica threads, records a `GradientTape` of its own (compute the loss in the compiled
 function and the gradient outside it, or use `model.compile(jit_compile=True)` for
 `fit`), draws random numbers, reads rows of a variable (`tf.gather` on it), reads a
 variable other than through tfcompat's reads, or cannot be traced. Index range checks
@@ -39,6 +39,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from ..framework import function as function_lib
+from ..framework import thread_context
 from ..framework import variable_protocol as protocol
 from ..ops import _indices
 from . import tape as tape_lib
@@ -51,23 +52,19 @@ class Unsupported(Exception):
     """The function cannot be one compiled graph (the message says why)."""
 
 
-# One trace at a time: the read recorder is process-wide while it is replaced.
+# One `make_fx` trace at a time (the recorders are per thread; this only serializes tracing).
 _trace_lock = threading.RLock()
 
 
 class TracingReads:
-    """The read recorder while a thread traces: a read of one of the given variables (by
-    id) is the graph's input for it; any other read in that thread makes the trace
-    unsupported. Other threads' reads go to the recorder it replaced."""
+    """The recorder of a thread that traces: a read of one of the given variables (by id) is
+    the graph's input for it; any other read makes the trace unsupported."""
 
     def __init__(self, inner: Any, inputs: Dict[int, torch.Tensor]) -> None:
         self.inner = inner
         self.inputs = inputs
-        self.thread = threading.get_ident()
 
     def dense(self, var: Any, cell: Any) -> torch.Tensor:
-        if threading.get_ident() != self.thread:
-            return self.inner.dense(var, cell)
         read = self.inputs.get(id(var))
         if read is None:
             raise Unsupported(f"it reads {getattr(var, 'name', var)!r}, which its first call "
@@ -75,8 +72,6 @@ class TracingReads:
         return read
 
     def sparse(self, var: Any, indices: Any, rows: Any) -> Any:
-        if threading.get_ident() != self.thread:
-            return self.inner.sparse(var, indices, rows)
         raise Unsupported("it reads rows of a variable (a sparse read)")
 
     def __getattr__(self, name: str) -> Any:  # paused(), ...: the tape's own
@@ -84,41 +79,30 @@ class TracingReads:
 
 
 class _DiscoveringReads:
-    """The read recorder during a first call: the calling thread's reads are collected (in
-    order, once each) and handed to the recorder it replaced, so the call is an ordinary
-    eager call."""
+    """The recorder of a thread's first call: its reads are collected (in order, once each)
+    and handed on, so the call is an ordinary eager call."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.thread = threading.get_ident()
         self.read: Dict[int, Any] = {}
         self.sparse_read = False
 
     def dense(self, var: Any, cell: Any) -> torch.Tensor:
-        if threading.get_ident() == self.thread:
-            self.read.setdefault(id(var), var)
+        self.read.setdefault(id(var), var)
         return self.inner.dense(var, cell)
 
     def sparse(self, var: Any, indices: Any, rows: Any) -> Any:
-        if threading.get_ident() == self.thread:
-            self.sparse_read = True
+        self.sparse_read = True
         return self.inner.sparse(var, indices, rows)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
 
-@contextlib.contextmanager
-def reads_replaced(recorder: Any) -> Iterator[None]:
-    """Every variable read calls `recorder` for the block (hold `_trace_lock`)."""
-    saved = protocol.recorder
-    protocol.set_recorder(recorder)
-    protocol.add_recording(1)
-    try:
-        yield
-    finally:
-        protocol.add_recording(-1)
-        protocol.set_recorder(saved)
+def reads_replaced(make: Callable[[Any], Any]) -> Any:
+    """For the block, this thread's variable reads go to `make(inner)` (see
+    `variable_protocol.pushed_recorder`); the context value is that recorder."""
+    return protocol.pushed_recorder(make)
 
 
 def is_random(graph: torch.fx.Graph) -> bool:
@@ -222,6 +206,29 @@ class _Entry:
         self.fn: Any = None
 
 
+class _Replicas(threading.local):
+    inside = False
+
+
+_replicas = _Replicas()
+
+
+def _capture_replica_thread() -> Callable[[], Any]:
+    """(`thread_context`) A strategy's replica threads run compiled functions eagerly."""
+    @contextlib.contextmanager
+    def enter() -> Iterator[None]:
+        saved = _replicas.inside
+        _replicas.inside = True
+        try:
+            yield
+        finally:
+            _replicas.inside = saved
+    return enter
+
+
+thread_context.register(_capture_replica_thread)
+
+
 class JitFunction:
     """The callable a `tf.function(jit_compile=True)` runs (see the module docstring)."""
 
@@ -230,10 +237,18 @@ class JitFunction:
         self._name = name
         self._entries: Dict[tuple, _Entry] = {}
         self._eager = False
+        self._warned_replicas = False
         self._lock = threading.RLock()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._eager:
+            return self._fn(*args, **kwargs)
+        if _replicas.inside:  # (compiled again outside the replicas)
+            if not self._warned_replicas:
+                self._warned_replicas = True
+                warnings.warn(f"tf.function(jit_compile=True): {self._name!r} runs eagerly in a "
+                              "distribution strategy's replicas, with the same results.",
+                              RuntimeWarning, stacklevel=4)
             return self._fn(*args, **kwargs)
         leaves, spec = pytree.tree_flatten((args, kwargs))
         try:  # (a variable argument is static: the function reads it like any other)
@@ -242,11 +257,10 @@ class JitFunction:
         except TypeError:  # (an argument pytree cannot hash: its structure is unusual)
             return self._fall_back("its arguments cannot key a trace", args, kwargs)
         entry = self._entries.get(key)
-        if entry is None or entry.fn is None:
+        if entry is None:  # (no lock held while the function runs: concurrent first calls
+            return self._discover(key, args, kwargs)  # each record, with the same result)
+        if entry.fn is None:
             with self._lock:
-                entry = self._entries.get(key)
-                if entry is None:
-                    return self._discover(key, args, kwargs)
                 if entry.fn is None:
                     try:
                         with quiet_torch(True):
@@ -261,13 +275,11 @@ class JitFunction:
 
     # -- the first call: eager, recording what it reads ------------------------------------
     def _discover(self, key: tuple, args: tuple, kwargs: dict) -> Any:
-        recorder = _DiscoveringReads(protocol.recorder)
         entered = tape_lib._tls.entered
-        with _trace_lock:
-            before = _storage_state()
-            with reads_replaced(recorder):
-                result = self._fn(*args, **kwargs)
-            change = _changes(before)
+        before = _storage_state()
+        with reads_replaced(_DiscoveringReads) as recorder:
+            result = self._fn(*args, **kwargs)
+        change = _changes(before)
         if tape_lib._tls.entered != entered:
             self._warn("it records a GradientTape of its own: compute the loss in the "
                        "compiled function and take the gradient outside it, or use "
@@ -295,11 +307,11 @@ class JitFunction:
             for i, t in zip(tensor_at, tensors):
                 flat[i] = t
             args, kwargs = pytree.tree_unflatten(flat, spec)
-            recorder = TracingReads(protocol.recorder, {id(v): r for v, r in zip(variables, reads)})
+            inputs = {id(v): r for v, r in zip(variables, reads)}
             entered = tape_lib._tls.entered
             _indices.tracing.checks = []
             try:
-                with reads_replaced(recorder):
+                with reads_replaced(lambda inner: TracingReads(inner, inputs)):
                     out = fn(*args, **kwargs)
                 checks = _indices.tracing.checks
             finally:

@@ -21,6 +21,11 @@ other. This module is the seam, and it imports nothing of tfcompat:
   the one tensor whose gradient is source i's, or None) and
   `token.finish(gradients)` after it, so the strategy can hook the reads and
   start its all-reduces while backward still runs;
+* pushed recorders: `pushed_recorder(make)` gives the calling thread, for a block, a
+  recorder of its own (`make(inner)`, where `inner` is what it replaces in that thread);
+  while any thread has one, the process-wide recorder dispatches each read to its thread's
+  innermost, so threads never see each other's (a compiled function's trace, `tf.function`'s
+  first call);
 * the storage index: `live_storages()` lists every storage cell alive (the variables package
   registers it), so code that must prove a call wrote or created no variable (a compiled
   `tf.function`) can compare the cells' `token()`s before and after.
@@ -33,7 +38,7 @@ import threading
 from typing import Any, Optional
 
 __all__ = ["is_variable", "storage", "update_components", "set_recorder", "gradient_observer",
-           "observing_gradients", "live_storages"]
+           "observing_gradients", "live_storages", "pushed_recorder"]
 
 
 def is_variable(x: Any) -> bool:
@@ -87,6 +92,69 @@ def add_recording(delta: int) -> None:
     global recording
     with _count_lock:
         recording += delta
+
+
+class _PerThread(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_threads = _PerThread()
+
+
+class _Dispatcher:
+    """The process-wide recorder while any thread has pushed one: a read goes to its
+    thread's innermost pushed recorder, else to the recorder it replaced (`base`)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+
+    def dense(self, var: Any, cell: Any) -> Any:
+        stack = _threads.stack
+        return (stack[-1] if stack else self.base).dense(var, cell)
+
+    def sparse(self, var: Any, indices: Any, rows: Any) -> Any:
+        stack = _threads.stack
+        return (stack[-1] if stack else self.base).sparse(var, indices, rows)
+
+    def __getattr__(self, name: str) -> Any:  # paused(), ...
+        stack = _threads.stack
+        return getattr(stack[-1] if stack else self.base, name)
+
+
+_dispatch_lock = threading.Lock()
+_dispatcher: Optional[_Dispatcher] = None
+_pushes = 0
+
+
+@contextlib.contextmanager
+def pushed_recorder(make: Any) -> Any:
+    """For the block, this thread's reads (all of them: `recording` is raised) go to
+    `make(inner)`, `inner` being the recorder they went to before in this thread."""
+    global _dispatcher, _pushes
+    with _dispatch_lock:
+        if _dispatcher is None:
+            _dispatcher = _Dispatcher(recorder)
+            set_recorder(_dispatcher)
+        _pushes += 1
+        dispatcher = _dispatcher
+    stack = _threads.stack
+    pushed = make(stack[-1] if stack else dispatcher.base)
+    stack.append(pushed)
+    add_recording(1)
+    try:
+        yield pushed
+    finally:
+        add_recording(-1)
+        stack.pop()
+        with _dispatch_lock:
+            _pushes -= 1
+            if _pushes == 0:
+                if recorder is dispatcher:  # (else someone wrapped it since: it stays, inert)
+                    set_recorder(dispatcher.base)
+                _dispatcher = None
 
 
 _storage_index: Any = None

@@ -84,10 +84,10 @@ class CompiledTrainStep:
             for i, t in zip(tensor_at, tensors):
                 flat[i] = t
             x, y, sample_weight = nest.pack_sequence_as(data_structure, flat)
-            recorder = TracingReads(protocol.recorder, {id(v): r for v, r in zip(variables, reads)})
+            inputs = {id(v): r for v, r in zip(variables, reads)}
             _indices.tracing.checks, compile_utils.tracing.updates = [], []
             try:
-                with reads_replaced(recorder):
+                with reads_replaced(lambda inner: TracingReads(inner, inputs)):
                     y_pred = model(x, training=True)
                     loss = model.compute_loss(x, y, y_pred, sample_weight)
                 checks, updates = _indices.tracing.checks, compile_utils.tracing.updates
