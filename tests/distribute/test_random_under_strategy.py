@@ -139,3 +139,32 @@ def test_unseeded_ops_differ_between_replicas():
         s = mirrored(2)
         a, b = local(s, s.run(lambda: tf.random.normal([6])))
         assert not np.array_equal(a, b)
+
+
+def test_a_generator_made_inside_run_under_the_scope_replays_per_replica():
+    """TF's random-numbers guide: `Generator.from_seed(1)` made inside `strategy.run` (itself
+    called in `strategy.scope()`) is one variable the replicas share, each drawing from its
+    own component: every run gives the same numbers, different per replica."""
+    s = mirrored(2)
+    with s.scope():
+        def f():
+            g = tf.random.Generator.from_seed(1)
+            return tf.stack([g.normal([]), g.normal([])])
+        first, second = local(s, s.run(f)), local(s, s.run(f))
+    assert all(np.array_equal(a, b) for a, b in zip(first, second))
+    assert not np.array_equal(first[0], first[1])
+
+
+def test_the_scope_entered_again_wraps_no_variable_twice():
+    """As TF: `strategy.scope()` inside itself (and `run` inside the scope) pushes its variable
+    creator once, so a variable's components are plain variables."""
+    s = mirrored(2)
+    with s.scope():
+        with s.scope():
+            nested = tf.Variable(1.0)
+        made = []
+        s.run(lambda: made.append(tf.Variable(2.0)) or tf.constant(0))
+    for v in (nested, made[0]):
+        assert type(v).__name__ == "MirroredVariable"
+        assert [type(c).__name__ for c in v._values] == ["ResourceVariable", "ResourceVariable"]
+        assert [c.device[-5:] for c in v._values] == ["CPU:0", "CPU:1"]

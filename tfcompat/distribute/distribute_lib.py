@@ -517,7 +517,8 @@ class Strategy:
     def scope(self) -> Iterator["Strategy"]:
         """Enter this strategy's cross-replica context (variable creation goes through it).
 
-        As TF, with a `RuntimeError`: inside another strategy's scope
+        Entering it again inside itself changes nothing (TF counts the re-entry). As TF, with
+        a `RuntimeError`: inside another strategy's scope
         ("Mixing different tf.distribute.Strategy objects"), and inside this
         strategy's `run` (replica context: use `merge_call`).
         """
@@ -529,6 +530,10 @@ class Strategy:
             if current.replica_context is not None:
                 raise RuntimeError("Method requires being in cross-replica context, use "
                                    "get_replica_context().merge_call()")
+            # Already in this scope (nested, or `run` called inside it): as TF, entered again
+            # without pushing the creator twice (that would wrap the components again).
+            yield self
+            return
         with _enter(_Context(self, None)), self._creator_scope():
             yield self
 
