@@ -490,3 +490,29 @@ def test_string_sequences_are_a_clear_type_error():
             tf.constant(value)
     with pytest.raises(ValueError, match="mixed types"):  # TF's error for mixed sequences
         tf.constant([1, "a"])
+
+
+class _ArrayLike:
+    """What a pandas DataFrame / Series offers the converter: `__array__`, nothing else."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+
+def test_array_likes_convert_through_their_numpy_value():
+    """TF converts a pandas DataFrame (`tf.convert_to_tensor(df)`, TF's core quickstart) or a
+    Series through `__array__`, keeping the array's dtype; an object array stays TF's error."""
+    values = np.arange(6, dtype=np.float64).reshape(3, 2)
+    t = tf.convert_to_tensor(_ArrayLike(values))
+    assert t.dtype == torch.float64 and t.tolist() == values.tolist()
+    assert tf.convert_to_tensor(_ArrayLike(values), dtype=tf.float32).dtype == torch.float32
+    assert tf.constant(_ArrayLike(np.array([1, 2], np.int64))).dtype == torch.int64
+    source = np.array([1.0, 2.0])
+    t = tf.convert_to_tensor(_ArrayLike(source))
+    source[0] = 9.0
+    assert t.tolist() == [1.0, 2.0]  # (a copy: the array-like's memory is not aliased)
+    with pytest.raises(ValueError, match="with an unsupported type"):
+        tf.convert_to_tensor(_ArrayLike(np.array([1, "x"], dtype=object)))

@@ -164,13 +164,18 @@ def _covers(known: Any, new: Any) -> bool:
 class ConcreteFunction:
     """A `tf.function` specialised to one input signature; calling it runs the Python function.
 
-    Tensor inputs must have the signature's dtypes (TF's `InvalidArgumentError`).
+    Its inputs are the tensor arguments given to `get_concrete_function` (specs or tensors),
+    by position or name; the other arguments given there are bound (calling with them again
+    is TF's `TypeError`). Tensor inputs must have the signature's dtypes (TF's
+    `InvalidArgumentError`).
     """
 
-    def __init__(self, function: "Function", specs: list, names: list) -> None:
+    def __init__(self, function: "Function", specs: list, names: list,
+                 bound: Optional[dict] = None) -> None:
         self._function = function
         self._specs = specs
         self._names = names
+        self._bound = bound  # parameter name -> value, or None: arguments passed through as given
 
     @property
     def structured_input_signature(self) -> tuple:
@@ -181,9 +186,34 @@ class ConcreteFunction:
     def inputs(self) -> list:
         return list(self._specs)
 
+    def __repr__(self) -> str:
+        inputs = ", ".join(f"{n}: {s!r}" for n, s in zip(self._names, self._specs))
+        return f"ConcreteFunction {self._function._name}({inputs})"
+
+    def _arguments(self, args: tuple, kwargs: dict) -> tuple:
+        """`(tensors in input order, the call's keyword arguments)` for a bound signature."""
+        if len(args) > len(self._names):
+            raise TypeError(f"{self._function._name}({', '.join(self._names)}) takes "
+                            f"{len(self._names)} positional arguments but {len(args)} were given")
+        given = dict(zip(self._names, args))
+        for name, value in kwargs.items():
+            if name not in self._names or name in given:
+                raise TypeError(f"{self._function._name}({', '.join(self._names)}) got an "
+                                f"unexpected keyword argument '{name}'")
+            given[name] = value
+        missing = [n for n in self._names if n not in given]
+        if missing:
+            raise TypeError(f"{self._function._name}({', '.join(self._names)}) missing required "
+                            f"arguments: {', '.join(missing)}")
+        return [given[n] for n in self._names], {**self._bound, **given}
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from .errors import InvalidArgumentError
-        for i, (arg, spec) in enumerate(zip(args, self._specs)):
+        call_kwargs = None
+        tensors = args
+        if self._bound is not None:
+            tensors, call_kwargs = self._arguments(args, kwargs)
+        for i, (arg, spec) in enumerate(zip(tensors, self._specs)):
             if _is_tensorish(arg):
                 dt = dtypes.as_dtype(_read(arg).dtype)
                 if dt != spec.dtype:
@@ -191,6 +221,8 @@ class ConcreteFunction:
                         None, None, f"cannot compute __inference_{self._function._name} as input "
                                     f"#{i}(zero-based) was expected to be a {spec.dtype.name} "
                                     f"tensor but is a {dt.name} tensor")
+        if call_kwargs is not None:
+            return self._function._target(**call_kwargs)
         return self._function._target(*args, **kwargs)
 
 
@@ -321,19 +353,36 @@ class Function:
         return bound
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
-        """A `ConcreteFunction` for these specs or tensors (counted as one trace)."""
+        """A `ConcreteFunction` for these specs or tensors (counted as one trace); other
+        arguments (Python values) are bound into it, as TF's trace holds them constant."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
+        bound = None
+        if kwargs and self._signature is not None:
+            try:
+                call = self._signature.bind_partial(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(str(e)) from None
+            arguments = dict(call.arguments)
+            tensor_names = [n for n, v in arguments.items()
+                            if isinstance(v, TensorSpec) or _is_tensorish(v)]
+            bound = {n: v for n, v in arguments.items() if n not in tensor_names}
+            names, given = tensor_names, [arguments[n] for n in tensor_names]
+        else:
+            given = list(args)
+            names = list(self._signature.parameters)[:len(given)] if self._signature else \
+                [f"arg{i}" for i in range(len(given))]
         specs = [a if isinstance(a, TensorSpec) else
-                 (_spec_of(_read(a)) if _is_tensorish(a) else a) for a in args]
-        names = list(self._signature.parameters)[:len(specs)] if self._signature else \
-            [f"arg{i}" for i in range(len(specs))]
+                 (_spec_of(_read(a)) if _is_tensorish(a) else a) for a in given]
         key = (_trace_key([("T", s.dtype.name, tuple(s.shape.as_list()) if s.shape.rank is not None
-                            else None) if isinstance(s, TensorSpec) else s for s in specs]),)
+                            else None) if isinstance(s, TensorSpec) else s for s in specs]),
+               _trace_key(sorted(bound.items())) if bound else None)
         with self._lock:
             if key not in self._seen:
                 self._seen.add(key)
                 self._count += 1
+        if bound is not None:
+            return ConcreteFunction(self, specs, names, bound)
         return ConcreteFunction(self, [s for s in specs if isinstance(s, TensorSpec)], names)
 
     def experimental_get_tracing_count(self) -> int:

@@ -498,6 +498,12 @@ def _convert_value(value: Any, requested: Optional[DType], device: torch.device)
             "Tensor (TF's tf.string has no torch counterpart).")
     if symbolic_dispatch.is_symbolic(value):
         raise _symbolic_error(value)
+    if hasattr(type(value), "__array__"):
+        # Array-likes (a pandas DataFrame or Series, ...) convert through their NumPy value,
+        # as TF's converter does; an object array (mixed columns) is TF's ValueError below.
+        array = np.asarray(value)
+        if array.dtype != object:  # (np.asarray may alias the object's memory: not owned)
+            return _from_numpy(array, requested, device)
     raise ValueError(
         f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
         "Tensor.")
