@@ -21,7 +21,9 @@ ALLOWED = {
     "autodiff": {"framework", "ops", "autodiff"},
     "variables": {"framework", "ops", "variables"},
     "distribute": {"framework", "ops", "variables", "distribute"},  # ops: add_n, TF's sum order
-    "data": {"framework", "ops", "data"},
+    # data: an iterator is a Trackable (train/trackable.py imports only framework), so
+    # tf.train.Checkpoint(iterator=it) saves its position
+    "data": {"framework", "ops", "data", "train"},
     # compat sits on everything: the porting kit's TF 1 layers are Keras layers, its
     # variable stores create tf.Variables through the creator stack, its optimizers share
     # the Keras kernels and are trackable (train); summary: compat.v1.train.summary_iterator

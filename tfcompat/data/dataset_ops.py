@@ -36,6 +36,7 @@ from ..framework import errors
 from ..framework.optional import OptionalValue
 from . import options as options_lib
 from . import structure
+from ..train.trackable import Trackable
 
 __all__ = ["Dataset", "DatasetV2", "Iterator", "OwnedIterator", "OptionalValue", "NumpyIterator",
            "AUTOTUNE", "INFINITE", "UNKNOWN"]
@@ -422,7 +423,22 @@ class Dataset:
 DatasetV2 = Dataset
 
 
-class OwnedIterator:
+def _random_nodes(dataset: "Dataset") -> list:
+    """The pipeline's datasets that draw random numbers per iteration (a shuffle, a sampling
+    of datasets): those with seeds and an epoch count, each once, in a fixed order."""
+    found, seen, stack = [], set(), [dataset]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if hasattr(node, "_seeds") and hasattr(node, "_epochs"):
+            found.append(node)
+        stack.extend(reversed(node._inputs))
+    return found
+
+
+class OwnedIterator(Trackable):
     """`iter(dataset)`: one pass over the dataset (`tf.data.Iterator`).
 
     `next()` raises `StopIteration` at the end, `get_next()` TF's
@@ -432,12 +448,77 @@ class OwnedIterator:
     exactly one caller (a lock per iterator serializes the pipeline's steps;
     re-entering the same iterator from inside its own pipeline stays Python's
     `ValueError: generator already executing`).
+
+    As TF's, an iterator is trackable: `tf.train.Checkpoint(iterator=it)` saves where it is
+    and a restore continues from there (TF's checkpoint guide). tfcompat's state is not TF's
+    serialized pipeline: it is the number of elements produced and, per shuffle or sampling
+    in the pipeline, its seeds and epoch, under `.ATTRIBUTES/TFCOMPAT_ITERATOR_POSITION`; a
+    restore replays the pipeline to that point (it costs the elements skipped; a `map`
+    drawing from the global random state is not replayed exactly).
     """
 
     def __init__(self, dataset: Dataset) -> None:
         self._dataset = dataset
+        # (the random nodes' seeds and epochs this pass starts from: what a restore replays)
+        self._start = [(node._seeds, node._epochs) for node in _random_nodes(dataset)]
         self._elements = dataset._iterate()
+        self._produced = 0
         self._lock = threading.RLock()
+
+    def _next(self) -> Any:
+        with self._lock:
+            element = next(self._elements)
+            self._produced += 1
+            return element
+
+    # -- checkpoints (Trackable) -------------------------------------------------------------
+    def _serialize_to_tensors(self) -> dict:
+        with self._lock:
+            state = [self._produced, len(self._start)]
+            for seeds, epochs in self._start:
+                state += [int(seeds[0]), int(seeds[1]), int(epochs)]
+        return {_POSITION_KEY: torch.tensor(state, dtype=torch.int64)}
+
+    def _restore_from_tensors(self, restored_tensors: dict) -> None:
+        self._prepare_restore(restored_tensors)()
+
+    def _prepare_restore(self, restored_tensors: dict) -> Callable[[], None]:
+        """Replay the pipeline to the saved position, changing nothing yet (a checkpoint's
+        restore prepares every such value before it assigns any); the result commits it."""
+        state = [int(x) for x in torch.as_tensor(restored_tensors[_POSITION_KEY]).reshape(-1)]
+        nodes = _random_nodes(self._dataset)
+        if len(state) < 2 or state[1] != len(nodes) or len(state) != 2 + 3 * state[1]:
+            raise ValueError(
+                "The checkpoint's iterator state is of another pipeline: it has "
+                f"{max(len(state) - 2, 0) // 3} shuffles or samplings, this dataset "
+                f"{len(nodes)}. Restore into an iterator of the same dataset.")
+        produced = state[0]
+        start = [((state[2 + 3 * i], state[3 + 3 * i]), state[4 + 3 * i]) for i in range(len(nodes))]
+        with self._lock:
+            saved = [(node._seeds, node._epochs) for node in nodes]
+            try:
+                for node, (seeds, epochs) in zip(nodes, start):
+                    node._seeds, node._epochs = seeds, epochs
+                elements = self._dataset._iterate()
+                for _ in range(produced):
+                    next(elements)
+                after = [(node._seeds, node._epochs) for node in nodes]
+            except StopIteration:
+                raise ValueError(f"The checkpoint's iterator had produced {produced} elements; "
+                                 "this dataset has fewer. Restore into an iterator of the same "
+                                 "dataset.") from None
+            finally:
+                for node, (seeds, epochs) in zip(nodes, saved):
+                    node._seeds, node._epochs = seeds, epochs
+
+        def commit() -> None:
+            with self._lock:
+                # (the nodes' epochs where the replay left them, as in the saved process: the
+                # passes this iterator starts later, a repeat's, draw as they would have there)
+                for node, (seeds, epochs) in zip(nodes, after):
+                    node._seeds, node._epochs = seeds, epochs
+                self._elements, self._produced, self._start = elements, produced, start
+        return commit
 
     @property
     def element_spec(self) -> Any:
@@ -447,26 +528,24 @@ class OwnedIterator:
         return self
 
     def __next__(self) -> Any:
-        with self._lock:
-            return next(self._elements)
+        return self._next()
 
     def get_next(self) -> Any:
         try:
-            with self._lock:
-                return next(self._elements)
+            return self._next()
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self) -> OptionalValue:
         try:
-            with self._lock:
-                element = next(self._elements)
+            element = self._next()
         except StopIteration:
             return OptionalValue(None, False, self._dataset._spec_or(False))
         return OptionalValue(element, True, self._dataset._spec_or(False))
 
 
 Iterator = OwnedIterator
+_POSITION_KEY = "TFCOMPAT_ITERATOR_POSITION"
 
 
 def _to_numpy(leaf: torch.Tensor) -> Any:

@@ -61,11 +61,11 @@ class Saveable:
     must match; `variable` is the variable it belongs to (for messages).
     """
 
-    __slots__ = ("name", "full_name", "read", "restore", "dtype", "shape", "variable")
+    __slots__ = ("name", "full_name", "read", "restore", "dtype", "shape", "variable", "prepare")
 
     def __init__(self, name: str, full_name: str, read: Callable[[], Any],
                  restore: Callable[[torch.Tensor], Any], dtype: Any = None, shape: Any = None,
-                 variable: Any = None) -> None:
+                 variable: Any = None, prepare: Optional[Callable[[torch.Tensor], Any]] = None) -> None:
         self.name = name
         self.full_name = full_name
         self.read = read
@@ -73,6 +73,9 @@ class Saveable:
         self.dtype = dtype
         self.shape = shape
         self.variable = variable
+        # `prepare(value)` (optional): check and stage a restore that can fail, changing
+        # nothing; it returns the callable that commits it (run after every check passed)
+        self.prepare = prepare
 
 
 def _full_name(var: Any) -> str:
@@ -106,13 +109,16 @@ def saveables_of(obj: Any) -> Dict[str, Saveable]:
     if isinstance(obj, Trackable) and type(obj)._serialize_to_tensors is not \
             Trackable._serialize_to_tensors:
         tensors = obj._serialize_to_tensors()
+        staged = getattr(obj, "_prepare_restore", None)  # (a restore that may fail: staged)
         out = {}
         for name, value in tensors.items():
             def restore(t: torch.Tensor, _name: str = name) -> None:
                 obj._restore_from_tensors({_name: t})
+            prepare = None if staged is None else (
+                lambda t, _name=name: staged({_name: t}))
             value = convert_to_tensor(value)
             out[name] = Saveable(name, "", lambda _v=value: _v, restore,
-                                 dtypes.from_torch(value.dtype), None, obj)
+                                 dtypes.from_torch(value.dtype), None, obj, prepare)
         return out
     return {}
 

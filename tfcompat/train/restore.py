@@ -233,9 +233,18 @@ class _Walk:
 
     def _apply(self, values: dict) -> None:
         uid = self.checkpoint.restore_uid
+        # Restores that can still fail (an iterator's replay) are staged first: if one
+        # fails, nothing of this walk has been assigned.
+        commits = {id(saveable): saveable.prepare(values[key])
+                   for _, saveable, key in self.assignments
+                   if saveable is not None and getattr(saveable, "prepare", None) is not None}
         for obj, saveable, key in self.assignments:
             if saveable is not None:
-                saveable.restore(values[key])
+                commit = commits.get(id(saveable))
+                if commit is not None:
+                    commit()
+                else:
+                    saveable.restore(values[key])
             set_update_uid(obj, uid)
         for optimizer, variable, slot_pos, slot_name in self.slots:
             slot_pos.preloaded = values.get(slot_pos.variable_key())
