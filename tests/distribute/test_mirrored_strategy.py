@@ -562,3 +562,22 @@ def test_run_steps_on_iterator_reports_the_last_step():
     assert ctx.non_tensor_outputs["id"] == (0, 1)
     assert float(v.numpy()) == 21.0
     assert isinstance(ctx, values_lib.MultiStepContext)
+
+
+def test_requested_gpus_on_a_machine_without_them_keep_their_names():
+    """TF's distributed-training guide: `MirroredStrategy(devices=["/gpu:0", "/gpu:1"])`. Where
+    soft placement puts both on one device, TF keeps two replicas with the requested names;
+    a name given twice stays TF's ValueError."""
+    import torch
+    if torch.cuda.device_count() >= 2:
+        pytest.skip("the machine has the GPUs")
+    strategy = tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:1"])
+    assert strategy.num_replicas_in_sync == 2
+    assert [d[-5:] for d in strategy.extended.worker_devices] == ["GPU:0", "GPU:1"]
+    with strategy.scope():
+        v = tf.Variable(1.0)
+    ids = strategy.run(lambda: v * 0.0 + tf.cast(
+        tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32))
+    assert float(strategy.reduce("SUM", ids, axis=None)) == 1.0
+    with pytest.raises(ValueError, match="No duplicates"):
+        tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:0"])

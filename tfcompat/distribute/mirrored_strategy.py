@@ -55,6 +55,18 @@ def default_devices() -> tuple:
     return tuple(d.name for d in device_lib.list_logical_devices("CPU")) or ("/device:CPU:0",)
 
 
+def _requested_name(device: Any) -> str:
+    """The full TF name of a requested device before placement (TF's `device_util.canonicalize`
+    of a name: `/gpu:1` is `/job:localhost/replica:0/task:0/device:GPU:1` whether or not it
+    exists)."""
+    if isinstance(device, torch.device):
+        return device_lib.canonicalize(device)
+    spec = device if isinstance(device, device_lib.DeviceSpec) else \
+        device_lib.DeviceSpec.from_string(device)
+    kind = spec.device_type or "CPU"
+    return device_lib.canonical_name(f"{kind}:{spec.device_index or 0}")
+
+
 class MirroredExtended(StrategyExtended):
     """The extended API of a strategy with one mirrored component per local device."""
 
@@ -68,7 +80,13 @@ class MirroredExtended(StrategyExtended):
             devices = default_devices()
         names = tuple(device_lib.canonicalize(d) for d in devices)
         if len(set(names)) != len(names):
-            raise ValueError(f"No duplicates allowed in `devices` argument: {list(devices)}.")
+            # Soft placement folded distinct requested devices into one (`["/gpu:0", "/gpu:1"]`
+            # on a machine without GPUs): as TF, the replicas keep the requested names and
+            # share the device they place on; only a name given twice is an error.
+            requested = tuple(_requested_name(d) for d in devices)
+            if len(set(requested)) != len(requested):
+                raise ValueError(f"No duplicates allowed in `devices` argument: {list(devices)}.")
+            names = requested
         self._devices = names
         self._torch_devices = tuple(device_lib.torch_device_for(n) for n in names)
         self._cross_device_ops = cross_device_ops
