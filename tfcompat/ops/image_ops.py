@@ -34,7 +34,7 @@ from . import exact_math
 __all__ = ["ResizeMethod", "resize", "flip_left_right", "flip_up_down", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
            "rgb_to_grayscale", "grayscale_to_rgb", "convert_image_dtype",
-           "per_image_standardization", "smart_resize"]
+           "per_image_standardization", "smart_resize", "adjust_brightness", "adjust_contrast"]
 
 
 class ResizeMethod:
@@ -589,6 +589,38 @@ def per_image_standardization(image: Any) -> torch.Tensor:
     std = exact_math.sqrt(torch.square(x - mean).mean(dim=dims, keepdim=True))
     min_std = torch.rsqrt(torch.tensor(float(n), dtype=torch.float32, device=x.device))
     return (x - mean) / torch.maximum(std, min_std)
+
+
+def _as_adjustable(image: Any) -> tuple:
+    """`(the image in the dtype TF's adjust ops compute in, its dtype)`: float16 and float32
+    as they are, anything else through `convert_image_dtype` to float32 (as TF)."""
+    image = convert_to_tensor(image)
+    source = dtypes.from_torch(image.dtype)
+    if source in (dtypes.float16, dtypes.float32):
+        return image, source
+    return convert_image_dtype(image, dtypes.float32), source
+
+
+def adjust_brightness(image: Any, delta: Any) -> torch.Tensor:
+    """`tf.image.adjust_brightness`: `image + delta` in the image's float dtype (integers via
+    float32), converted back with saturation."""
+    flt, source = _as_adjustable(image)
+    delta = convert_to_tensor(delta)
+    adjusted = flt + delta.to(flt.dtype).to(flt.device)
+    return convert_image_dtype(adjusted, source, saturate=True)
+
+
+def adjust_contrast(images: Any, contrast_factor: Any) -> torch.Tensor:
+    """`tf.image.adjust_contrast`: per image and channel, `(x - mean) * contrast_factor + mean`
+    with the mean over height and width (TF's AdjustContrastv2: float32 arithmetic, half
+    precision computed in float32 and rounded once), converted back with saturation."""
+    flt, source = _as_adjustable(images)
+    _check_at_least_3d(flt)
+    x = flt.to(torch.float32)
+    factor = convert_to_tensor(contrast_factor).to(torch.float32).to(x.device)
+    mean = x.mean(dim=(-3, -2), keepdim=True)
+    adjusted = ((x - mean) * factor + mean).to(flt.dtype)
+    return convert_image_dtype(adjusted, source, saturate=True)
 
 
 # -- projective transforms (ImageProjectiveTransformV3) ----------------------------------

@@ -382,6 +382,14 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:
     return xt.to(target)
 
 
+def _inside(bound: Any, dtype: torch.dtype, up: bool) -> torch.Tensor:
+    """`bound` in `dtype`, moved one step inward if rounding put it outside (0-d tensor)."""
+    t = torch.tensor(float(bound), dtype=torch.float64).to(dtype)
+    if (float(t) > bound) if not up else (float(t) < bound):
+        t = torch.nextafter(t, torch.tensor(float("-inf") if not up else float("inf"), dtype=dtype))
+    return t
+
+
 def saturate_cast(value: Any, dtype: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.dtypes.saturate_cast`: cast, clamping to the target's range first."""
     xt = convert_to_tensor(value)
@@ -390,7 +398,9 @@ def saturate_cast(value: Any, dtype: Any, name: Optional[str] = None) -> torch.T
         lo, hi = target.min, target.max
         if xt.is_floating_point() or xt.is_complex():
             xt = xt.real if xt.is_complex() else xt
-            xt = torch.clamp(xt, lo, hi)
+            # As TF: the bounds are the input dtype's values nearest inside the target's range
+            # (float32 to int32 clamps at 2147483520: 2**31 - 1 rounds up to 2**31 in float32)
+            xt = torch.clamp(xt, _inside(lo, xt.dtype, up=True), _inside(hi, xt.dtype, up=False))
         else:
             own = dtypes.from_torch(xt.dtype)
             xt = torch.clamp(xt, max(lo, own.min), min(hi, own.max))
