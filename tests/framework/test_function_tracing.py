@@ -63,3 +63,15 @@ def test_get_concrete_function_binds_its_python_arguments():
     assert concrete(tf.constant([1.0, 2.0])).tolist() == [2.0, 4.0]
     positional = pow.get_concrete_function(tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32))
     assert float(positional(tf.constant(2.0), tf.constant(3.0))) == 8.0
+
+    class Model(tf.Module):  # the guide: a module captured positionally, the tensor passed
+        def __init__(self):
+            super().__init__()
+            self.weight, self.bias = tf.Variable(5.0), tf.Variable(0.0)
+
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    model, x = Model(), tf.constant([10.0])
+    evaluate_no_bias = tf.function(evaluate).get_concrete_function(model, x)
+    assert evaluate_no_bias(x).tolist() == [50.0]

@@ -56,15 +56,22 @@ def test_contrast_law_keeps_each_channels_mean_and_scales_deviations():
         tf.image.adjust_contrast(np.zeros((4, 4), np.float32), 2.0)
 
 
-def test_the_autodiff_guides_gradient_through_contrast():
-    """TF's autodiff guide: the gradient of a contrast adjustment with respect to the image."""
+def test_contrast_has_no_gradient_and_no_half_cpu_kernel_as_in_tf():
+    """TF's autodiff guide: `tape.gradient` through `adjust_contrast` is a LookupError (TF
+    registers no gradient for AdjustContrastv2); brightness (an add) has one. TF's CPU kernel
+    takes float32 only: float16 images are its NotFoundError."""
     image = tf.Variable([[[0.5, 0.0, 0.0]]])
     delta = tf.Variable(0.1)
     with tf.GradientTape() as tape:
         new_image = tf.image.adjust_contrast(image, delta)
-    grad = tape.gradient(new_image, [image, delta])
-    assert torch.equal(grad[0], torch.ones((1, 1, 3)))  # one pixel: x - mean is 0 at any factor
-    assert float(grad[1]) == 0.0
+    with pytest.raises(LookupError, match="AdjustContrastv2"):
+        tape.gradient(new_image, [image, delta])
+    with tf.GradientTape() as tape:
+        brighter = tf.image.adjust_brightness(image, delta)
+    grads = tape.gradient(brighter, [image, delta])
+    assert torch.equal(grads[0], torch.ones((1, 1, 3))) and float(grads[1]) == 3.0
+    with pytest.raises(tf.errors.NotFoundError, match="AdjustContrastv2"):
+        tf.image.adjust_contrast(np.zeros((2, 2, 3), np.float16), 2.0)
 
 
 def test_saturate_cast_clamps_at_the_input_dtypes_values_inside_the_range():

@@ -358,7 +358,8 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
         bound = None
-        if kwargs and self._signature is not None:
+        python_values = any(not (isinstance(a, TensorSpec) or _is_tensorish(a)) for a in args)
+        if (kwargs or python_values) and self._signature is not None:
             try:
                 call = self._signature.bind_partial(*args, **kwargs)
             except TypeError as e:

@@ -27,9 +27,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from ..framework import dtypes
+from ..framework import dtypes, errors
 from ..framework.tensor_conversion import convert_to_tensor
 from . import exact_math
+from .binary_math_ops import _NotDifferentiable
 
 __all__ = ["ResizeMethod", "resize", "flip_left_right", "flip_up_down", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
@@ -612,14 +613,22 @@ def adjust_brightness(image: Any, delta: Any) -> torch.Tensor:
 
 def adjust_contrast(images: Any, contrast_factor: Any) -> torch.Tensor:
     """`tf.image.adjust_contrast`: per image and channel, `(x - mean) * contrast_factor + mean`
-    with the mean over height and width (TF's AdjustContrastv2: float32 arithmetic, half
-    precision computed in float32 and rounded once), converted back with saturation."""
+    with the mean over height and width (TF's AdjustContrastv2: float32 arithmetic; float16
+    images only off the CPU, as TF's kernels), converted back with saturation. TF registers
+    no gradient for it: differentiating through it is TF's `LookupError`."""
     flt, source = _as_adjustable(images)
     _check_at_least_3d(flt)
+    if flt.dtype is torch.float16 and flt.device.type == "cpu":
+        raise errors.NotFoundError(
+            None, None, "Could not find device for node: {{node AdjustContrastv2}} = "
+            "AdjustContrastv2[T=DT_HALF] (TF has no CPU kernel for float16 images: convert "
+            "them with tf.image.convert_image_dtype(images, tf.float32) first)")
     x = flt.to(torch.float32)
     factor = convert_to_tensor(contrast_factor).to(torch.float32).to(x.device)
     mean = x.mean(dim=(-3, -2), keepdim=True)
     adjusted = ((x - mean) * factor + mean).to(flt.dtype)
+    if adjusted.requires_grad:  # (TF registers no gradient for AdjustContrastv2)
+        adjusted = _NotDifferentiable.apply(adjusted, "AdjustContrastv2")
     return convert_image_dtype(adjusted, source, saturate=True)
 
 
