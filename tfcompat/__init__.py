@@ -63,3 +63,7 @@ def _install_symbolic_dispatch() -> None:
 
 
 _install_symbolic_dispatch()
+
+# `tf.dtypes` also holds the casts: TF binds the very functions of `tf.cast`,
+# `tf.saturate_cast` and `tf.complex` there (`framework/dtypes.py` sits below the ops).
+dtypes.cast, dtypes.saturate_cast, dtypes.complex = cast, saturate_cast, complex  # noqa: F405

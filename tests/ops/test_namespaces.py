@@ -120,3 +120,13 @@ def test_package_names_are_tfs():
     stray = sorted(n for n in dir(tfcompat) if not n.startswith("_") and n not in TF_NAMES[""]
                    and not isinstance(getattr(tfcompat, n), type(importlib)))
     assert not stray, f"tfcompat exports names TF 2.21 lacks: {stray}"
+
+
+def test_tf_dtypes_holds_the_casts():
+    """`tf.dtypes.cast(x, tf.float32)` is common TF code: TF binds `tf.cast`,
+    `tf.saturate_cast` and `tf.complex` into `tf.dtypes` too."""
+    import tfcompat as tf
+    for name in ("cast", "saturate_cast", "complex"):
+        assert name in TF_NAMES["dtypes"]
+        assert getattr(tf.dtypes, name) is getattr(tf, name)
+    assert tf.dtypes.cast(tf.constant([1.7, -1.7]), tf.int32).tolist() == [1, -1]

@@ -238,7 +238,7 @@ def as_dtype(type_value: Any) -> DType:
         found = _BY_ENUM.get(type_value)
     elif type_value is float or type_value is builtins.bool:
         found = _BY_PYTHON[type_value]
-    elif type_value is None or type_value is int or type_value is complex:  # TF names no dtype
+    elif type_value is None or type_value is int or type_value is builtins.complex:  # TF names no dtype
         found = None
     else:
         try:
