@@ -581,3 +581,37 @@ def test_requested_gpus_on_a_machine_without_them_keep_their_names():
     assert float(strategy.reduce("SUM", ids, axis=None)) == 1.0
     with pytest.raises(ValueError, match="No duplicates"):
         tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:0"])
+
+
+@pytest.mark.parametrize("ops", ["nccl", "hierarchical", "one_device"])
+def test_cross_device_ops_choices_are_accepted_and_reduce_alike(ops):
+    """TF's distributed-training guide passes `cross_device_ops=HierarchicalCopyAllReduce()`;
+    tfcompat reduces in TF's add_n order whichever is chosen (communication.py)."""
+    from tests.distribute.logical_devices import logical_cpus
+    choice = {"nccl": tf.distribute.NcclAllReduce(num_packs=2),
+              "hierarchical": tf.distribute.HierarchicalCopyAllReduce(),
+              "one_device": tf.distribute.ReductionToOneDevice()}[ops]
+    assert isinstance(choice, tf.distribute.CrossDeviceOps)
+    with logical_cpus(2):
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], cross_device_ops=choice)
+        values = strategy.run(lambda: tf.cast(
+            tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32) + 0.5)
+        assert float(strategy.reduce("SUM", values, axis=None)) == 2.0
+    with pytest.raises(ValueError):
+        tf.distribute.NcclAllReduce(num_packs=-1)
+
+
+def test_communication_options_as_tf():
+    experimental = tf.distribute.experimental
+    options = experimental.CommunicationOptions(
+        implementation=experimental.CommunicationImplementation.NCCL)
+    assert options.implementation is experimental.CollectiveCommunication.NCCL
+    assert options.bytes_per_pack == 0 and options.timeout_seconds is None
+    merged = experimental.CommunicationOptions(bytes_per_pack=1024).merge(options)
+    assert (merged.bytes_per_pack, merged.implementation.name) == (1024, "NCCL")
+    with pytest.raises(ValueError):
+        experimental.CommunicationOptions(bytes_per_pack=-1)
+    with pytest.raises(ValueError):
+        experimental.CommunicationOptions(implementation=3)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+    assert strategy.num_replicas_in_sync == 1

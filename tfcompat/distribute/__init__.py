@@ -1,6 +1,8 @@
 """`tf.distribute`: strategies, replica contexts, distributed values, reductions."""
 
 from . import distributed_variables, values
+from .communication import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
+                            ReductionToOneDevice)
 from .distribute_lib import (ReplicaContext, Strategy, StrategyExtended, ValueContext,
                              experimental_set_strategy, get_cross_replica_context,
                              get_replica_context, get_strategy, has_strategy,
@@ -17,7 +19,8 @@ from . import experimental
 from .reduce_util import ReduceOp
 from .values import DistributedValues, Mirrored, PerReplica
 
-__all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_strategy",
+__all__ = ["CrossDeviceOps", "HierarchicalCopyAllReduce", "NcclAllReduce",
+           "ReductionToOneDevice", "Strategy", "StrategyExtended", "ReplicaContext", "ReduceOp", "get_strategy",
            "has_strategy", "get_replica_context", "get_cross_replica_context",
            "in_cross_replica_context", "experimental_set_strategy", "MirroredStrategy",
            "DistributedValues", "PerReplica", "Mirrored", "DistributedVariable",
