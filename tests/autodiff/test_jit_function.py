@@ -55,6 +55,23 @@ def test_compiled_calls_equal_eager_and_run_no_python(dense):
     assert len(entries) == 1 and all(e.fn is not None for e in entries.values())
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_other_float_dtypes_compile_and_equal_eager(dtype):
+    """The law above in float64 and half precision (one rounding per op in the dtype: the
+    graph's fused kernel may round a sum differently, within the dtype's ulp)."""
+    w = tf.Variable(torch.linspace(-1, 1, 12, dtype=dtype).reshape(4, 3))
+    f = tf.function(lambda x: tf.nn.relu(tf.matmul(x, w)) * 2.0, jit_compile=True)
+    x = torch.linspace(-1, 1, 8, dtype=dtype).reshape(2, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        outs = [f(x) for _ in range(3)]
+    want = tf.nn.relu(tf.matmul(x, w)) * 2.0
+    assert outs[-1].dtype == dtype
+    eps = torch.finfo(dtype).eps
+    torch.testing.assert_close(outs[-1], want, rtol=4 * eps, atol=4 * eps)
+    assert all(e.fn is not None for e in f._target._entries.values())
+
+
 def test_a_compiled_call_sees_later_writes_of_its_variables(dense):
     w, b = dense
     f = tf.function(lambda x: _eager(x, w, b), jit_compile=True)

@@ -24,7 +24,8 @@ are returned by the graph; if one fails the call is replayed eagerly, which rais
 As under TF, Python side effects in the function (prints, appends) happen when it is
 traced, not on every call: here on the first two calls of each input signature.
 
-The helpers here (`TracingReads`, `reads_replaced`, `is_random`, `quiet_torch`,
+The helpers here (`TracingReads`, `reads_replaced`, `is_random`, `quiet_torch`, `storage_state`,
+`changes_since`,
 `check_graph`) are shared with Keras' compiled train step (`keras/engine/compiled_step.py`).
 """
 
@@ -45,7 +46,7 @@ from ..ops import _indices
 from . import tape as tape_lib
 
 __all__ = ["JitFunction", "Unsupported", "TracingReads", "reads_replaced", "is_random",
-           "quiet_torch", "check_graph"]
+           "quiet_torch", "check_graph", "storage_state", "changes_since"]
 
 
 class Unsupported(Exception):
@@ -152,14 +153,14 @@ def quiet_torch(on: bool) -> Iterator[None]:
         yield
 
 
-def _storage_state() -> Dict[int, tuple]:
+def storage_state() -> Dict[int, tuple]:
     """id(cell) -> (cell, its token) for every live storage cell."""
     return {id(cell): (cell, cell.token()) for cell in protocol.live_storages()}
 
 
-def _changes(before: Dict[int, tuple]) -> Optional[str]:
+def changes_since(before: Dict[int, tuple]) -> Optional[str]:
     """What happened to the variables since `before`: "writes", "creates" or None."""
-    after = _storage_state()
+    after = storage_state()
     for key, (cell, token) in before.items():
         now = after.get(key)
         if now is not None and not (now[1][0] is token[0] and now[1][1:] == token[1:]):
@@ -276,10 +277,10 @@ class JitFunction:
     # -- the first call: eager, recording what it reads ------------------------------------
     def _discover(self, key: tuple, args: tuple, kwargs: dict) -> Any:
         entered = tape_lib._tls.entered
-        before = _storage_state()
+        before = storage_state()
         with reads_replaced(_DiscoveringReads) as recorder:
             result = self._fn(*args, **kwargs)
-        change = _changes(before)
+        change = changes_since(before)
         if tape_lib._tls.entered != entered:
             self._warn("it records a GradientTape of its own: compute the loss in the "
                        "compiled function and take the gradient outside it, or use "
@@ -329,16 +330,16 @@ class JitFunction:
         examples = [v.value().detach() for v in variables] + [leaves[i] for i in tensor_at]
         examples = [t.detach() for t in examples]
         with _trace_lock:
-            before = _storage_state()
+            before = storage_state()
             graph_module = make_fx(region, tracing_mode="fake", _allow_non_fake_inputs=True)(*examples)
-            change = _changes(before)
+            change = changes_since(before)
         if change is not None:
             raise Unsupported(f"it {change} variables on a later call")
         check_graph(graph_module)
         entry.out_spec, entry.out_at, entry.n_checks = meta["out_spec"], meta["out_at"], meta["n_checks"]
         # (the traced tensor outputs are fakes: only their positions are kept)
-        entry.out_leaves = [None if i in set(meta["out_at"]) else leaf
-                            for i, leaf in enumerate(meta["out_leaves"])]
+        traced = set(meta["out_at"])
+        entry.out_leaves = [None if i in traced else leaf for i, leaf in enumerate(meta["out_leaves"])]
         entry.fn = torch.compile(graph_module)
 
     # -- every later call ------------------------------------------------------------------

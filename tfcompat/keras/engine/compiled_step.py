@@ -36,10 +36,10 @@ from typing import Any, Callable, Dict
 import torch
 
 from ...autodiff.jit import TracingReads, Unsupported as _Unsupported, _trace_lock, check_graph
+from ...autodiff.jit import changes_since as _changes, storage_state as _storage_state
 from ...autodiff.jit import quiet_torch as _quiet_torch, reads_replaced
 from ...autodiff.tape import GradientTape
 from ...framework import nest
-from ...framework import variable_protocol as protocol
 from ...ops import _indices
 from . import compile_utils, data_adapter
 
@@ -106,21 +106,16 @@ class CompiledTrainStep:
             return (loss, *flat_pred, *checks, *values)
 
         from torch.fx.experimental.proxy_tensor import make_fx
-        tokens = [self._token(v) for v in variables]
         example = [v.value().detach() for v in variables] + [flat_data[i] for i in tensor_at]
         with _trace_lock:
+            before = _storage_state()  # (every variable's storage: a write to any is seen)
             graph_module = make_fx(region, tracing_mode="fake", _allow_non_fake_inputs=True)(*example)
-        if [self._token(v) for v in variables] != tokens:
-            raise _Unsupported("it writes variables (e.g. a layer's moving statistics)")
+            change = _changes(before)
+        if change is not None:
+            raise _Unsupported(f"it {change} variables (e.g. a layer's moving statistics)")
         check_graph(graph_module)
         return _Region(torch.compile(graph_module), meta["n_outputs"], meta["n_checks"],
                        meta["updates"], meta["structure"])
-
-    @staticmethod
-    def _token(variable: Any) -> Any:
-        cell = protocol.storage(variable)
-        value = getattr(cell, "value", None)
-        return (id(value), getattr(value, "_version", None))
 
     def _fall_back(self, why: str) -> None:
         self._eager = True
