@@ -360,11 +360,7 @@ class Function:
         bound = None
         python_values = any(not (isinstance(a, TensorSpec) or _is_tensorish(a)) for a in args)
         if (kwargs or python_values) and self._signature is not None:
-            try:
-                call = self._signature.bind_partial(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(str(e)) from None
-            arguments = dict(call.arguments)
+            arguments = dict(self._signature.bind_partial(*args, **kwargs).arguments)
             tensor_names = [n for n, v in arguments.items()
                             if isinstance(v, TensorSpec) or _is_tensorish(v)]
             bound = {n: v for n, v in arguments.items() if n not in tensor_names}
