@@ -288,6 +288,14 @@ def divide_no_nan(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     return _safe("DivNoNan", "div_no_nan", xt, yt)
 
 
+def divide_no_nan_same(xt: torch.Tensor, yt: torch.Tensor) -> torch.Tensor:
+    """`divide_no_nan` of two tensors (fast paths' call: no conversion when both are
+    floating tensors of one dtype; otherwise `divide_no_nan` itself)."""
+    if xt.dtype is not yt.dtype or not xt.is_floating_point():
+        return divide_no_nan(xt, yt)
+    return _safe("DivNoNan", "div_no_nan", xt, yt)
+
+
 def multiply_no_nan(x: Any, y: Any, name: Optional[str] = None) -> torch.Tensor:
     """`tf.math.multiply_no_nan`: `0` where `y == 0` (even for `x` inf or NaN), else `x * y`.
 

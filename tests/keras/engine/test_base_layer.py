@@ -387,3 +387,68 @@ def test_calling_without_super_init_is_an_error():
 
     with pytest.raises(RuntimeError, match="super\\(\\).__init__\\(\\)"):
         Broken()(torch.ones(1))
+
+
+# -- `losses` / `metrics` skip the layer walk only while no layer holds any ----------------
+# Law: a model's `losses` and `metrics` are the same whether or not the walk is skipped:
+# every way a loss or a metric reaches a layer (add_loss of a tensor, of a callable, inside
+# a call, a regularizer, tf_keras-style direct appends and `+=` to the private lists, a metric
+# attribute) makes the next read see it.
+
+def _nested_model():
+    inner = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    model = tf.keras.Sequential([tf.keras.Input((3,)), inner, tf.keras.layers.Dense(1)])
+    return model, inner.layers[0]
+
+
+_LOSS_ARRIVALS = {
+    "add_loss tensor": lambda layer: layer.add_loss(tf.constant(2.0)),
+    "add_loss callable": lambda layer: layer.add_loss(lambda: tf.constant(2.0)),
+    "append": lambda layer: layer._losses.append(tf.constant(2.0)),
+    "iadd": lambda layer: layer.__dict__["_losses"].__iadd__([tf.constant(2.0)]),
+    "callable append": lambda layer: layer._callable_losses.append(lambda: tf.constant(2.0)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_LOSS_ARRIVALS))
+def test_losses_walk_skipped_until_a_loss_arrives(how, monkeypatch):
+    from tfcompat.keras.engine import base_layer
+    monkeypatch.setattr(base_layer.held, "losses", False)
+    model, deep = _nested_model()
+    assert model.losses == [] and not base_layer.held.losses
+    _LOSS_ARRIVALS[how](deep)
+    assert base_layer.held.losses
+    assert [float(v) for v in model.losses] == [2.0]
+
+
+def test_regularizer_and_call_losses_are_seen(monkeypatch):
+    from tfcompat.keras.engine import base_layer
+    monkeypatch.setattr(base_layer.held, "losses", False)
+
+    class Penalized(Layer):
+        def call(self, x):
+            self.add_loss(tf.reduce_sum(x))
+            return x
+
+    model = tf.keras.Sequential([tf.keras.Input((2,)), Penalized()])
+    assert model.losses == []
+    model(tf.ones((1, 2)))
+    assert [float(v) for v in model.losses] == [2.0]
+    monkeypatch.setattr(base_layer.held, "losses", False)
+    reg = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(
+        1, kernel_initializer="ones", kernel_regularizer=tf.keras.regularizers.L2(0.5))])
+    assert [float(v) for v in reg.losses] == [1.0]
+
+
+def test_metrics_walk_skipped_until_a_metric_arrives(monkeypatch):
+    from tfcompat.keras.engine import base_layer
+    monkeypatch.setattr(base_layer.held, "metrics", False)
+    model, deep = _nested_model()
+    assert model.metrics == [] and deep.metrics == []
+    tracker = tf.keras.metrics.Mean(name="tracked")
+    deep.tracker = tracker
+    assert model.metrics == [tracker]
+    monkeypatch.setattr(base_layer.held, "metrics", False)
+    other = tf.keras.metrics.Sum(name="appended")
+    deep._metrics.append(other)  # (as tf_keras's own code and tests do)
+    assert model.metrics == [tracker, other]

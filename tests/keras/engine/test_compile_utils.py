@@ -176,3 +176,82 @@ def test_metric_updates_record_no_autograd_graph():
     total = losses(_t([[1.0], [1.0]]), y_pred)
     assert seen == [False, False]
     assert total.requires_grad  # (the loss itself keeps its graph)
+
+
+# -- the one-output path (`LossesContainer._one_output`) is the loop's result ---------------
+# Law: for one output given as a tensor, labels a tensor, no weight, mask or regularization,
+# the container's loss value, its gradient and the `loss` metric's state are those of the
+# general path (reached here by labels given as NumPy, which that path converts), bit for bit,
+# for every reduction and label shape, in float32/float64/float16.
+
+_ONE_OUTPUT_CASES = [
+    ("sparse_categorical_crossentropy", "sparse", {}),
+    (tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), "sparse", {}),
+    (tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True, reduction="sum"), "sparse", {}),
+    ("mse", "dense", {}),
+    (tf.keras.losses.MeanAbsoluteError(reduction="sum"), "dense", {}),
+    (tf.keras.losses.BinaryCrossentropy(from_logits=True), "binary", {}),
+    (lambda y_true, y_pred: tf.reduce_mean(tf.square(y_true - y_pred), axis=-1), "dense", {}),
+]
+
+
+def _labels(kind, rng, n, dtype):
+    if kind == "sparse":
+        return rng.integers(0, 4, size=(n,)).astype(np.int64)
+    if kind == "binary":
+        return rng.integers(0, 2, size=(n, 4)).astype(dtype)
+    return rng.standard_normal((n, 4)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("case", range(len(_ONE_OUTPUT_CASES)))
+def test_one_output_path_equals_the_general_path(case, dtype, monkeypatch):
+    loss, kind, _ = _ONE_OUTPUT_CASES[case]
+    used = []
+    original = compile_utils.LossesContainer._one_output
+
+    def spy(self, *args):
+        used.append(True)
+        return original(self, *args)
+
+    monkeypatch.setattr(compile_utils.LossesContainer, "_one_output", spy)
+    results = []
+    for as_numpy in (False, True):
+        c = compile_utils.LossesContainer(loss, output_names=["out"])
+        states = []
+        for step in range(3):
+            n = 5 + step
+            y = _labels(kind, np.random.default_rng(100 * case + step), n, dtype)
+            logits = torch.tensor(np.random.default_rng(step).standard_normal((n, 4)),
+                                  dtype=getattr(torch, dtype), requires_grad=True)
+            before = len(used)
+            value = c(y if as_numpy else torch.as_tensor(y), logits)
+            # (the first call builds the container through the general path)
+            assert (len(used) > before) == (not as_numpy and step > 0)
+            (grad,) = torch.autograd.grad(value, [logits])
+            states.append((value.detach().clone(), grad,
+                           [np.asarray(w) for w in c.metrics[0].variables]))
+        results.append(states)
+    for (v1, g1, s1), (v2, g2, s2) in zip(*results):
+        assert v1.dtype == v2.dtype and torch.equal(v1, v2)
+        assert torch.equal(g1, g2)
+        for a, b in zip(s1, s2):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_one_output_path_is_not_taken_with_weights_masks_or_regularization(monkeypatch):
+    def fail(self, *args):
+        raise AssertionError("the one-output path ran")
+
+    monkeypatch.setattr(compile_utils.LossesContainer, "_one_output", fail)
+    y, p = _t([[1.0], [3.0]]), _t([[0.0], [1.0]])
+    c = compile_utils.LossesContainer("mse", output_names=["out"])
+    c(y, p, sample_weight=_t([1.0, 2.0]))          # builds, and weights
+    c(y, p, regularization_losses=[_t(0.5)])
+    masked = _t([[0.0], [1.0]])
+    masked._keras_mask = torch.tensor([True, False])
+    c(y, masked)
+    w = compile_utils.LossesContainer("mse", loss_weights=2.0, output_names=["out"])
+    w(y, p)
+    w(y, p)

@@ -87,6 +87,54 @@ class _LossHolders(threading.local):
 _loss_holders = _LossHolders()
 
 
+class _Held:
+    """Whether any layer of the process was ever given a loss (`add_loss`, which regularizers
+    and activity regularizers call) or a metric attribute. Until one was, every layer's
+    `losses` and `metrics` are empty, and are returned so without walking the layer tree
+    (what each training step asks for)."""
+    losses = False
+    metrics = False
+
+
+held = _Held()
+
+
+class _LossList(list):
+    """A layer's `_losses` / `_callable_losses`: a list that raises `held.losses` whenever it
+    gains an entry, however it is added (tf_keras code appends to these directly too)."""
+
+    _flag = "losses"
+
+    def _gain(self) -> None:
+        setattr(held, self._flag, True)
+
+    def append(self, item: Any) -> None:
+        self._gain()
+        super().append(item)
+
+    def extend(self, items: Any) -> None:
+        self._gain()
+        super().extend(items)
+
+    def insert(self, index: Any, item: Any) -> None:
+        self._gain()
+        super().insert(index, item)
+
+    def __setitem__(self, index: Any, item: Any) -> None:
+        self._gain()
+        super().__setitem__(index, item)
+
+    def __iadd__(self, items: Any) -> "_LossList":
+        self._gain()
+        return super().__iadd__(items)
+
+
+class _MetricList(_LossList):
+    """A layer's `_metrics`: raises `held.metrics` as `_LossList` raises `held.losses`."""
+
+    _flag = "metrics"
+
+
 def _set(obj: Any, name: str, value: Any) -> None:
     """Set an internal attribute without checkpoint tracking (tf_keras's
     `no_automatic_dependency_tracking` for its bookkeeping)."""
@@ -143,8 +191,8 @@ class Layer(Module):
                                                                          None)))
         _init_bookkeeping(self)
         _set(self, "_thread_local", threading.local())
-        _set(self, "_callable_losses", [])
-        _set(self, "_losses", [])
+        _set(self, "_callable_losses", _LossList())
+        _set(self, "_losses", _LossList())
         _set(self, "_metrics_lock", threading.Lock())
         _set(self, "_inbound_nodes_value", [])
         _set(self, "_outbound_nodes_value", [])
@@ -590,6 +638,8 @@ class Layer(Module):
     def losses(self) -> list:
         """This layer's and nested layers' losses: `add_loss` tensors of the last call (or
         added outside a call), then the regularizers' values, computed now."""
+        if not held.losses:
+            return []
         collected: list = []
         for layer in self._flatten_layers():
             eager = layer._eager_losses
@@ -631,6 +681,7 @@ class Layer(Module):
                 loss = convert_to_tensor(loss, dtype=backend.floatx())
             eager_losses.append(loss)
         if eager_losses:
+            held.losses = True  # (the per-call lists are plain: say so here)
             if utils.call_context().in_call:
                 self._eager_losses.extend(eager_losses)
                 _loss_holders.layers.add(self)
@@ -644,6 +695,8 @@ class Layer(Module):
 
     @property
     def metrics(self) -> list:
+        if not held.metrics:
+            return []
         collected = []
         for layer in self._flatten_layers():
             with layer._metrics_lock:
@@ -989,7 +1042,7 @@ def _init_bookkeeping(layer: Layer) -> None:
     """The tracking lists, created once (an attribute may be set before `__init__`)."""
     layer._maybe_initialize_trackable()
     for name, factory in (("_trainable_weights", list), ("_non_trainable_weights", list),
-                          ("_metrics", list), ("_self_tracked_trackables", list),
+                          ("_metrics", _MetricList), ("_self_tracked_trackables", list),
                           ("_obj_reference_counts_dict", dict)):
         if name not in layer.__dict__:
             _set(layer, name, factory())

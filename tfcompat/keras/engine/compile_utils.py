@@ -138,6 +138,12 @@ class LossesContainer(_Container):
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None,
                  regularization_losses: Optional[list] = None) -> Optional[torch.Tensor]:
         """The total loss to differentiate (None when nothing gives a loss)."""
+        if (self._built and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+                and sample_weight is None and not regularization_losses
+                and len(self._losses) == 1 and self._losses[0] is not None
+                and self._loss_weights == [None]
+                and getattr(y_pred, "_keras_mask", None) is None):
+            return self._one_output(y_true, y_pred, self._losses[0])
         y_true = self._conform_to_outputs(y_pred, y_true)
         sample_weight = self._conform_to_outputs(y_pred, sample_weight)
         if not self._built:
@@ -186,6 +192,21 @@ class LossesContainer(_Container):
         if len(loss_values) == 1:
             return loss_values[0]  # (one output, no regularization: the sum is the value)
         return _add_n(cast_losses_to_common_dtype(loss_values))
+
+    def _one_output(self, y_true: torch.Tensor, y_pred: torch.Tensor, loss_obj: Any) -> Any:
+        """`__call__` for what most models compile: one output given as a tensor, its labels a
+        tensor, one loss without a weight, no sample weight, mask or regularization loss --
+        the loop below for that case, without its structure handling."""
+        y_t, y_p, _ = match_dtype_and_rank(y_true, y_pred, None)
+        loss_value = loss_obj(y_t, y_p, sample_weight=None)
+        mean_value = loss_value
+        reduction = loss_obj.reduction
+        if reduction == ReductionV2.SUM:
+            mean_value = mean_value * distribute_lib.get_strategy().num_replicas_in_sync
+        elif reduction in (ReductionV2.SUM_OVER_BATCH_SIZE, ReductionV2.AUTO):
+            loss_value = scale_loss_for_distribution(loss_value)
+        _update_loss_metric(self._total_loss_mean, mean_value, y_t.shape[0] if y_t.dim() else 1)
+        return loss_value
 
     def reset_state(self) -> None:
         """Reset the loss metrics."""

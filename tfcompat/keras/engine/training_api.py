@@ -28,7 +28,7 @@ from ...distribute import distribute_lib
 from ...framework import nest
 from .. import optimizers as optimizers_mod
 from ..callbacks.base import sync_to_numpy_or_python_type
-from . import compile_utils
+from . import base_layer, compile_utils
 
 __all__ = ["TrainingAPI", "flatten_metrics_in_order", "sync_to_numpy_or_python_type"]
 
@@ -209,8 +209,9 @@ class TrainingAPI:
                 metrics += self.compiled_loss.metrics
             if self.compiled_metrics is not None:
                 metrics += self.compiled_metrics.metrics
-        for layer in self._flatten_layers():
-            metrics.extend(layer._metrics)
+        if base_layer.held.metrics:
+            for layer in self._flatten_layers():
+                metrics.extend(layer._metrics)
         return metrics
 
     @property

@@ -163,7 +163,11 @@ def backend_sparse_categorical_crossentropy(target: Any, output: Any, from_logit
         output = array_ops.transpose(output, perm=perm)
     output_shape = tuple(output.shape)
     update_shape = len(target.shape) != output_rank - 1
-    if update_shape:
+    if update_shape and output_shape[-1] > 0:
+        # (both are tensors with a known class count here: torch's reshape is TF's Reshape)
+        target = target.reshape(-1)
+        output = output.reshape(-1, output_shape[-1])
+    elif update_shape:
         target = array_ops.reshape(target, [-1])
         output = array_ops.reshape(output, [-1, output_shape[-1]])
     valid_mask = None

@@ -32,10 +32,10 @@ import torch
 from ...distribute import distribute_lib
 from ...framework import dtypes, nest
 from ...framework import variable_protocol as protocol
-from ...framework.tensor_conversion import convert_to_tensor
+from ...framework.tensor_conversion import convert_to_tensor, plain_read_types
 from ...framework.tensor_shape import TensorShape
 from ...ops import array_ops, math_ops, reduction_ops
-from ...ops.binary_math_ops import divide_no_nan
+from ...ops.binary_math_ops import divide_no_nan, divide_no_nan_same
 from ...variables.enums import VariableAggregation, VariableSynchronization
 from .. import backend
 from ..engine.base_layer import Layer
@@ -351,7 +351,13 @@ class Reduce(Metric):
         if self.reduction == Reduction.SUM:
             return convert_to_tensor(self.total)
         if self.reduction in (Reduction.WEIGHTED_MEAN, Reduction.SUM_OVER_BATCH_SIZE):
-            return divide_no_nan(self.total, self.count)
+            total, count = self.total, self.count
+            plain = plain_read_types()
+            if type(total) in plain and type(count) in plain:
+                # (the common state: two plain variables -- the division of their reads,
+                # without `divide_no_nan`'s conversions; its checks stay)
+                return divide_no_nan_same(total.value(), count.value())
+            return divide_no_nan(total, count)
         raise NotImplementedError(
             f'Reduction "{self.reduction}" not implemented. Expected "sum", "weighted_mean", '
             'or "sum_over_batch_size".')

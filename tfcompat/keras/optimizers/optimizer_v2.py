@@ -512,9 +512,15 @@ class OptimizerV2(OptimizerWeights):
     def _assert_valid_dtypes(self, tensors: list) -> None:
         """TF's check of `minimize`'s variables: a `ValueError` for an unsupported dtype."""
         valid = self._valid_dtypes()
+        seen = set()
         for t in tensors:
-            dtype = dtypes.as_dtype(t.dtype)
-            if dtype not in valid:
+            raw = t.dtype
+            if raw in seen:  # (one check per distinct dtype object)
+                continue
+            dtype = dtypes.as_dtype(raw)
+            if dtype in valid:
+                seen.add(raw)
+            else:
                 raise ValueError(f"Invalid type {dtype!r} for {getattr(t, 'name', t)}, expected: "
                                  f"{list(valid)}.")
 
