@@ -255,3 +255,32 @@ def test_one_output_path_is_not_taken_with_weights_masks_or_regularization(monke
     w = compile_utils.LossesContainer("mse", loss_weights=2.0, output_names=["out"])
     w(y, p)
     w(y, p)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("kind", ["sparse", "dense", "binary"])
+def test_one_output_metric_updates_equal_the_general_path(kind, dtype):
+    # Law: metric states after updates with tensors (the one-output path) equal those after
+    # the same updates given as one-element lists (the general path), bit for bit.
+    def make():
+        return compile_utils.MetricsContainer(
+            ["accuracy", "mae", tf.keras.metrics.MeanSquaredError(name="m2")],
+            weighted_metrics=["accuracy"], output_names=["out"])
+
+    states = []
+    for as_lists in (False, True):
+        c = make()
+        for step in range(3):
+            n = 4 + step
+            y = torch.as_tensor(_labels(kind, np.random.default_rng(step), n, dtype))
+            p = torch.tensor(np.random.default_rng(10 + step).standard_normal((n, 4)),
+                             dtype=getattr(torch, dtype))
+            if as_lists:
+                c.update_state([y], [p])
+            else:
+                c.update_state(y, p)
+        states.append([(m.name, [np.asarray(v) for v in m.variables]) for m in c.metrics])
+    assert [n for n, _ in states[0]] == [n for n, _ in states[1]]
+    for (_, a), (_, b) in zip(*states):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)

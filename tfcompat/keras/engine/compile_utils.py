@@ -348,6 +348,16 @@ class MetricsContainer(_Container):
             self._update_state(y_true, y_pred, sample_weight)
 
     def _update_state(self, y_true: Any, y_pred: Any, sample_weight: Any) -> None:
+        if (self._built and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+                and sample_weight is None and len(self._metrics) == 1
+                and getattr(y_pred, "_keras_mask", None) is None):
+            # (one output given as a tensor, its labels a tensor, no weight or mask: the loop
+            # below for that case, without its structure handling)
+            y_t, y_p, _ = match_dtype_and_rank(y_true, y_pred, None)
+            for metric in self._metrics[0] + self._weighted_metrics[0]:
+                if metric is not None:
+                    metric.update_state(y_t, y_p, sample_weight=None)
+            return
         y_true = self._conform_to_outputs(y_pred, y_true)
         sample_weight = self._conform_to_outputs(y_pred, sample_weight)
         if not self._built:
