@@ -256,3 +256,21 @@ def test_replicas_update_and_result_is_the_global_metric(strategy, name):
         _close(w, v)
     m.reset_state()
     assert all(np.all(w == 0) for w in m.get_weights())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_mean_result_is_divide_no_nan_of_its_state(dtype):
+    # Law (tf_keras: `result() = divide_no_nan(total, count)`): 0 before any update, then the
+    # division in the metric's dtype, a new tensor each time (not a view of the state).
+    m = tf.keras.metrics.Mean(dtype=dtype)
+    first = m.result()
+    assert first.dtype == getattr(torch, dtype) and float(first) == 0.0
+    m.update_state(tf.constant([1.0, 2.0, 4.0], dtype=dtype), sample_weight=[1.0, 1.0, 2.0])
+    got = m.result()
+    want = tf.math.divide_no_nan(m.total.read_value(), m.count.read_value())
+    assert got.dtype == want.dtype and torch.equal(got, want)
+    m.update_state(tf.constant([3.0], dtype=dtype))
+    assert not torch.equal(got, m.result())  # (the earlier result kept its value)
+    assert float(got) == float(want)
+    m.reset_state()
+    assert float(m.result()) == 0.0
