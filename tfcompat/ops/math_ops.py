@@ -22,6 +22,7 @@ from ..framework import dtypes, errors
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_conversion import convert_to_tensor, convert_to_tensor_on
 from . import _dispatch as D
+from ._blas import matmul_2d
 from ._indices import checks_on_host
 from .unary_ops import make_unary
 
@@ -184,7 +185,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if (at.dim() >= 2 and bt.dim() >= 2 and output_type is None
             and not (transpose_a or adjoint_a or transpose_b or adjoint_b)):
         try:  # the common call; torch refuses what TF refuses here, TF's words come below
-            return torch.matmul(at, bt)
+            return matmul_2d(at, bt)
         except RuntimeError:
             pass
     for i, t in enumerate((at, bt)):

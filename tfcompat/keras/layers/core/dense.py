@@ -15,6 +15,7 @@ from ....framework import dtypes
 from ....framework import tensor_conversion
 from ....framework.tensor_shape import TensorShape
 from ....ops import math_ops, matrix_ops, nn_ops
+from ....ops._blas import matmul_2d
 from ... import activations, backend, constraints, initializers, regularizers
 from ...engine.base_layer import Layer
 from ...engine.input_spec import InputSpec
@@ -104,11 +105,11 @@ class Dense(Layer):
                 or k.shape[0] != inputs.shape[1] or k.device != inputs.device):
             return None
         if bias is None:
-            return torch.matmul(inputs, k)
+            return matmul_2d(inputs, k)
         b = bias.value()
         if b.dtype is not k.dtype or b.shape != k.shape[1:] or b.device != k.device:
             return None
-        return torch.add(torch.matmul(inputs, k), b)
+        return torch.add(matmul_2d(inputs, k), b)
 
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
         input_shape = TensorShape(input_shape)
