@@ -99,3 +99,21 @@ def test_tf_matmul_and_dense_take_it_and_train(monkeypatch):
     assert any(calls)
     losses = history.history["loss"]
     assert losses[-1] < losses[0]
+
+
+def test_transposed_gradients_are_checked_as_their_dense_copies():
+    # Law: `checked_gradients` accepts a plain gradient in another memory layout exactly as
+    # its contiguous copy (same values, dense storage for the kernels, the all-dense path).
+    from tfcompat.keras.optimizers import step_plan
+    opt = tf.keras.optimizers.Adam(1e-3)
+    vs = [tf.Variable(torch.zeros(512, 10)), tf.Variable(torch.zeros(10))]
+    opt.apply_gradients(zip([torch.zeros(512, 10), torch.zeros(10)], vs))  # (plans the list)
+    plan = opt._plan_for(vs)
+    g = torch.randn(10, 512).t()  # (a transposed view: not contiguous)
+    b = torch.randn(10)
+    checked = step_plan.checked_gradients(plan, vs, [g, b])
+    assert checked.all_dense and all(x.is_contiguous() for x in checked.grads)
+    assert torch.equal(checked.grads[0], g) and checked.grads[1] is b
+    wrong = torch.randn(10, 511).t()
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        step_plan.checked_gradients(plan, vs, [wrong, b])

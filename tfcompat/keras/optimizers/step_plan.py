@@ -234,8 +234,17 @@ def checked_gradients(plan: StepPlan, variables: list, grads: Iterable,
             checks = plan.replica_checks[replica]
     grads = grads if type(grads) is list else list(grads)
     columns = plan.columns(checks)
-    if columns is not None and _all_plain(grads, columns):  # the common case, in C-level passes
-        return CheckedStep(plan, variables, grads[:], True)
+    if columns is not None:
+        if _all_plain(grads, columns):  # the common case, in C-level passes
+            return CheckedStep(plan, variables, grads[:], True)
+        if (all(map(operator.is_, map(type, grads), itertools.repeat(tensor)))
+                and not all(map(tensor.is_contiguous, grads))):
+            # Plain gradients in another layout (a matmul's kernel gradient computed
+            # transposed, `ops/_blas.py`): the same check on their dense copies, which the
+            # multi-tensor kernels need anyway.
+            dense = [g.contiguous() for g in grads]
+            if _all_plain(dense, columns):
+                return CheckedStep(plan, variables, dense, True)
     for grad, (cell, dtype, device) in zip(grads, checks):
         # (dtype is None for a variable without a storage cell: never the fast path)
         if (type(grad) is tensor and grad.dtype is dtype and grad.get_device() == device
