@@ -284,3 +284,94 @@ def test_steps_per_execution_runs_every_step():
         warnings.simplefilter("error")
         model.fit(x, y, batch_size=1, epochs=2, verbose=0)
     assert int(model._train_counter.numpy()) == 20
+
+
+# -- fit's steps skip their logs only where nothing can read them ---------------------------
+# Law: whether fit's built-in steps compute their per-batch logs (a callback with a batch
+# hook, verbose=1) or not (verbose 0/2, no such callback), the History, the metrics and the
+# weights are the same, bit for bit; code that can see a step's result (a custom or
+# super()-calling train_step, train_on_batch from a callback, a step after a failed fit)
+# always gets the dict.
+
+class _BatchEnd(K.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.seen.append(dict(logs))
+
+
+def _fit(model, callbacks=(), **kwargs):
+    x, y = _data(n=24)
+    return model.fit(x, y, batch_size=5, epochs=2, verbose=0, shuffle=False,
+                     validation_split=0.25, callbacks=list(callbacks), **kwargs)
+
+
+@pytest.mark.parametrize("steps_per_execution", [1, 3])
+def test_unread_step_logs_change_nothing(steps_per_execution):
+    runs = []
+    for with_hook in (False, True):
+        tf.keras.backend.clear_session()
+        tf.keras.utils.set_random_seed(3)
+        model = _model(metrics=("mae", "mse"))
+        model.compile("sgd", "mse", metrics=["mae", "mse"],
+                      steps_per_execution=steps_per_execution)
+        hook = _BatchEnd()
+        history = _fit(model, [hook] if with_hook else [])
+        assert bool(hook.seen) == with_hook
+        runs.append((history.history, [w.copy() for w in model.get_weights()],
+                     [float(m.result()) for m in model.metrics]))
+    (h0, w0, m0), (h1, w1, m1) = runs
+    assert h0 == h1 and m0 == m1
+    for a, b in zip(w0, w1):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_code_that_sees_a_step_gets_its_dict():
+    x, y = _data(n=10)
+    got = []
+
+    class Custom(K.Sequential):
+        def train_step(self, data):
+            logs = super().train_step(data)
+            got.append(sorted(logs))
+            return logs
+
+    model = Custom([K.Input((4,)), K.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae"])
+    model.fit(x, y, batch_size=5, epochs=1, verbose=0)
+    assert got == [["loss", "mae"]] * 2
+
+    plain = _model()
+    inner = []
+
+    class OnBatch(K.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            inner.append(self.model.train_on_batch(x[:5], y[:5], return_dict=True))
+
+    plain.fit(x, y, batch_size=5, epochs=1, verbose=0, callbacks=[OnBatch()])
+    assert sorted(inner[0]) == ["loss", "mae"]
+    direct = []
+    plain.train_step = lambda data: direct.append(K.Model.train_step(plain, data)) or direct[-1]
+    plain.fit(x, y, batch_size=5, epochs=1, verbose=0)
+    assert all(isinstance(d, dict) and sorted(d) == ["loss", "mae"] for d in direct)
+
+
+def test_a_step_after_a_failed_fit_returns_its_dict():
+    x, y = _data(n=10)
+    model = _model()
+
+    class Boom(K.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            if batch == 1:
+                raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        model.fit(x, y, batch_size=5, epochs=1, verbose=0, callbacks=[Boom()])
+    bad = _model(metrics=())
+    bad.compile("sgd", "sparse_categorical_crossentropy")
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        bad.fit(x, np.full((10,), 7), batch_size=5, epochs=1, verbose=0)
+    logs = bad.train_step((tf.constant(x[:5]), tf.constant(np.zeros((5,), np.int64))))
+    assert isinstance(logs, dict) and "loss" in logs

@@ -86,6 +86,21 @@ class _RespectCompiledTrainableState:
             self._model._set_trainable_state(self._current)
 
 
+class _UnreadLogs:
+    """What the built-in train step returns inside `fit` when nothing reads a batch's logs
+    (no callback implements a train-batch hook, one replica): the metrics are updated, their
+    results are not computed. The step's dict would go from the train function to `fit`'s
+    loop and no further -- `fit` reads the metrics themselves at the epoch's end -- so no
+    code can see the difference; a custom `train_step`, `compute_metrics` or
+    `get_metrics_result` turns this off."""
+
+    def __repr__(self) -> str:
+        return "<unread batch logs>"
+
+
+_UNREAD = _UnreadLogs()
+
+
 class TrainingAPI:
     """tf_keras's training methods; `Model` inherits them (see the module docstring)."""
 
@@ -277,6 +292,9 @@ class TrainingAPI:
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         self._validate_target_and_loss(y, loss)
         self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        if self.__dict__.get("_unread_step_logs"):
+            self.compiled_metrics.update_state(y, y_pred, sample_weight)
+            return _UNREAD
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
@@ -305,6 +323,8 @@ class TrainingAPI:
     def _validate_and_get_metrics_result(self, logs: Any) -> Any:
         """The metrics' own results when a step returned exactly their names (the last
         step's logs otherwise)."""
+        if logs is _UNREAD:
+            return sync_to_numpy_or_python_type(self.get_metrics_result())
         try:
             metric_logs = self.get_metrics_result()
         except TypeError:
@@ -367,6 +387,7 @@ class TrainingAPI:
                     outputs = strategy.run(run_step, args=(data,))
                     outputs = _reduce_per_replica(outputs, strategy, reduction)
             return outputs
+        function._tfcompat_builtin = True  # type: ignore[attr-defined]  # (`_step_logs_unread`)
         return function
 
     def make_train_function(self, force: bool = False) -> Any:
@@ -447,6 +468,7 @@ class TrainingAPI:
             train_function = self.make_train_function()
             self._train_counter.assign(0)
             callbacks.on_train_begin()
+            unread = self._step_logs_unread(callbacks, train_function)
             training_logs = None
             steps_inferred = steps_per_epoch or data_handler.inferred_steps
             initial = self._maybe_load_initial_counters_from_ckpt(steps_inferred, initial_epoch)
@@ -458,7 +480,14 @@ class TrainingAPI:
                 with data_handler.catch_stop_iteration():
                     for step in data_handler.steps():
                         callbacks.on_train_batch_begin(step)
-                        logs = train_function(iterator)
+                        if unread:  # (only for this call: see `_UnreadLogs`)
+                            self.__dict__["_unread_step_logs"] = True
+                            try:
+                                logs = train_function(iterator)
+                            finally:
+                                self.__dict__["_unread_step_logs"] = False
+                        else:
+                            logs = train_function(iterator)
                         callbacks.on_train_batch_end(step + data_handler.step_increment, logs)
                         if self.stop_training:
                             break
@@ -494,6 +523,22 @@ class TrainingAPI:
             self.__dict__.pop("_eval_data_handler", None)
             callbacks.on_train_end(logs=training_logs)
             return self.history
+
+    def _step_logs_unread(self, callbacks: Any, train_function: Any) -> bool:
+        """Whether `fit`'s train steps may skip computing their logs (see `_UnreadLogs`): no
+        callback reads batch logs, the train function is the built-in one around the
+        built-in step and metric hooks, one replica, no compiled step."""
+        cls, own = type(self), self.__dict__
+        return (not getattr(callbacks, "_should_call_train_batch_hooks", True)
+                and getattr(train_function, "_tfcompat_builtin", False)
+                and cls.train_step is TrainingAPI.train_step
+                and cls.compute_metrics is TrainingAPI.compute_metrics
+                and cls.get_metrics_result is TrainingAPI.get_metrics_result
+                and not any(name in own for name in
+                            ("train_step", "compute_metrics", "get_metrics_result"))
+                and self.distribute_strategy is distribute_lib._default_strategy()
+                and not distribute_lib.has_strategy()
+                and not self.jit_compile)
 
     def _callback_list(self, callbacks: Any, verbose: int, epochs: int,
                        data_handler: Any) -> Any:
