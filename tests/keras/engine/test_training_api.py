@@ -301,6 +301,9 @@ class _BatchEnd(K.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         self.seen.append(dict(logs))
 
+    def on_test_batch_end(self, batch, logs=None):
+        self.seen.append(dict(logs))
+
 
 def _fit(model, callbacks=(), **kwargs):
     x, y = _data(n=24)
@@ -320,10 +323,13 @@ def test_unread_step_logs_change_nothing(steps_per_execution):
         hook = _BatchEnd()
         history = _fit(model, [hook] if with_hook else [])
         assert bool(hook.seen) == with_hook
+        x, y = _data(n=13, seed=1)
+        evaluated = model.evaluate(x, y, batch_size=4, verbose=0, return_dict=True,
+                                   callbacks=[hook] if with_hook else [])
         runs.append((history.history, [w.copy() for w in model.get_weights()],
-                     [float(m.result()) for m in model.metrics]))
-    (h0, w0, m0), (h1, w1, m1) = runs
-    assert h0 == h1 and m0 == m1
+                     [float(m.result()) for m in model.metrics], evaluated))
+    (h0, w0, m0, e0), (h1, w1, m1, e1) = runs
+    assert h0 == h1 and m0 == m1 and e0 == e1
     for a, b in zip(w0, w1):
         np.testing.assert_array_equal(a, b)
 
@@ -338,9 +344,18 @@ def test_code_that_sees_a_step_gets_its_dict():
             got.append(sorted(logs))
             return logs
 
+        def test_step(self, data):
+            logs = super().test_step(data)
+            got.append(sorted(logs))
+            return logs
+
     model = Custom([K.Input((4,)), K.layers.Dense(1)])
     model.compile("sgd", "mse", metrics=["mae"])
     model.fit(x, y, batch_size=5, epochs=1, verbose=0)
+    assert got == [["loss", "mae"]] * 2
+    got.clear()
+    assert sorted(model.evaluate(x, y, batch_size=5, verbose=0, return_dict=True)) == [
+        "loss", "mae"]
     assert got == [["loss", "mae"]] * 2
 
     plain = _model()

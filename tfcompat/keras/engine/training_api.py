@@ -87,11 +87,11 @@ class _RespectCompiledTrainableState:
 
 
 class _UnreadLogs:
-    """What the built-in train step returns inside `fit` when nothing reads a batch's logs
-    (no callback implements a train-batch hook, one replica): the metrics are updated, their
-    results are not computed. The step's dict would go from the train function to `fit`'s
-    loop and no further -- `fit` reads the metrics themselves at the epoch's end -- so no
-    code can see the difference; a custom `train_step`, `compute_metrics` or
+    """What the built-in train (test) step returns inside `fit` (`evaluate`) when nothing
+    reads a batch's logs (no callback implements a train- (test-) batch hook, one replica):
+    the metrics are updated, their results are not computed. The step's dict would go from
+    the step function to the loop and no further -- the loop reads the metrics themselves at
+    the epoch's end -- so no code can see the difference; a custom step, `compute_metrics` or
     `get_metrics_result` turns this off."""
 
     def __repr__(self) -> str:
@@ -338,6 +338,9 @@ class TrainingAPI:
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         self.compute_loss(x, y, y_pred, sample_weight)
+        if self.__dict__.get("_unread_step_logs"):
+            self.compiled_metrics.update_state(y, y_pred, sample_weight)
+            return _UNREAD
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data: Any) -> Any:
@@ -468,7 +471,7 @@ class TrainingAPI:
             train_function = self.make_train_function()
             self._train_counter.assign(0)
             callbacks.on_train_begin()
-            unread = self._step_logs_unread(callbacks, train_function)
+            unread = self._step_logs_unread(callbacks, train_function, "train")
             training_logs = None
             steps_inferred = steps_per_epoch or data_handler.inferred_steps
             initial = self._maybe_load_initial_counters_from_ckpt(steps_inferred, initial_epoch)
@@ -480,14 +483,8 @@ class TrainingAPI:
                 with data_handler.catch_stop_iteration():
                     for step in data_handler.steps():
                         callbacks.on_train_batch_begin(step)
-                        if unread:  # (only for this call: see `_UnreadLogs`)
-                            self.__dict__["_unread_step_logs"] = True
-                            try:
-                                logs = train_function(iterator)
-                            finally:
-                                self.__dict__["_unread_step_logs"] = False
-                        else:
-                            logs = train_function(iterator)
+                        logs = (self._call_unread(train_function, iterator) if unread
+                                else train_function(iterator))
                         callbacks.on_train_batch_end(step + data_handler.step_increment, logs)
                         if self.stop_training:
                             break
@@ -524,21 +521,31 @@ class TrainingAPI:
             callbacks.on_train_end(logs=training_logs)
             return self.history
 
-    def _step_logs_unread(self, callbacks: Any, train_function: Any) -> bool:
-        """Whether `fit`'s train steps may skip computing their logs (see `_UnreadLogs`): no
-        callback reads batch logs, the train function is the built-in one around the
-        built-in step and metric hooks, one replica, no compiled step."""
-        cls, own = type(self), self.__dict__
-        return (not getattr(callbacks, "_should_call_train_batch_hooks", True)
-                and getattr(train_function, "_tfcompat_builtin", False)
-                and cls.train_step is TrainingAPI.train_step
+    def _step_logs_unread(self, callbacks: Any, function: Any, mode: str) -> bool:
+        """Whether the `mode` ("train" or "test") steps of `fit` / `evaluate` may skip
+        computing their logs (see `_UnreadLogs`): no callback reads batch logs, the function
+        is the built-in one around the built-in step and metric hooks, one replica, no
+        compiled step."""
+        cls, own, step = type(self), self.__dict__, mode + "_step"
+        return (not getattr(callbacks, f"_should_call_{mode}_batch_hooks", True)
+                and getattr(function, "_tfcompat_builtin", False)
+                and getattr(cls, step) is getattr(TrainingAPI, step)
                 and cls.compute_metrics is TrainingAPI.compute_metrics
                 and cls.get_metrics_result is TrainingAPI.get_metrics_result
                 and not any(name in own for name in
-                            ("train_step", "compute_metrics", "get_metrics_result"))
+                            (step, "compute_metrics", "get_metrics_result"))
                 and self.distribute_strategy is distribute_lib._default_strategy()
                 and not distribute_lib.has_strategy()
-                and not self.jit_compile)
+                and not (mode == "train" and self.jit_compile))
+
+    def _call_unread(self, function: Any, iterator: Any) -> Any:
+        """`function(iterator)` with the built-in steps' logs left uncomputed, for this call
+        only (see `_UnreadLogs`)."""
+        self.__dict__["_unread_step_logs"] = True
+        try:
+            return function(iterator)
+        finally:
+            self.__dict__["_unread_step_logs"] = False
 
     def _callback_list(self, callbacks: Any, verbose: int, epochs: int,
                        data_handler: Any) -> Any:
@@ -597,12 +604,14 @@ class TrainingAPI:
             test_function = self.make_test_function()
             self._test_counter.assign(0)
             callbacks.on_test_begin()
+            unread = self._step_logs_unread(callbacks, test_function, "test")
             for _, iterator in data_handler.enumerate_epochs():
                 self.reset_metrics()
                 with data_handler.catch_stop_iteration():
                     for step in data_handler.steps():
                         callbacks.on_test_batch_begin(step)
-                        logs = test_function(iterator)
+                        logs = (self._call_unread(test_function, iterator) if unread
+                                else test_function(iterator))
                         callbacks.on_test_batch_end(step + data_handler.step_increment, logs)
             logs = self._validate_and_get_metrics_result(logs)
             callbacks.on_test_end(logs=logs)
