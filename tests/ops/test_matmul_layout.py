@@ -117,3 +117,34 @@ def test_transposed_gradients_are_checked_as_their_dense_copies():
     wrong = torch.randn(10, 511).t()
     with pytest.raises(tf.errors.InvalidArgumentError):
         step_plan.checked_gradients(plan, vs, [wrong, b])
+
+
+def test_replica_threads_train_through_it_as_through_the_plain_call(monkeypatch):
+    # Law: under MirroredStrategy (replica threads, summed gradients) a head wide enough for
+    # the transposed layout trains as with the plain call, within the product's rounding.
+    from tests.distribute.logical_devices import logical_cpus
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((256, 512)).astype(np.float32)
+    y = rng.integers(0, 10, 256)
+    results = {}
+    used = []
+    original = _blas.transposed_layout
+    monkeypatch.setattr(_blas, "transposed_layout",
+                        lambda a, b: used.append(original(a, b)) or used[-1])
+    for rule in (True, False):
+        monkeypatch.setattr(_blas, "_MKL", rule)
+        used.clear()
+        tf.keras.backend.clear_session()
+        with logical_cpus(2):
+            strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.Input((512,)), tf.keras.layers.Dense(
+                    10, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=1))])
+                model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.9),
+                              tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            history = model.fit(x, y, batch_size=128, epochs=3, verbose=0, shuffle=False)
+        assert any(used) == rule  # (each replica's 64 x 512 batch takes the transposed copy)
+        results[rule] = (history.history["loss"], model.get_weights())
+    np.testing.assert_allclose(results[True][0], results[False][0], rtol=1e-5)
+    for a, b in zip(results[True][1], results[False][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)

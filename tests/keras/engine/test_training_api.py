@@ -390,3 +390,18 @@ def test_a_step_after_a_failed_fit_returns_its_dict():
         bad.fit(x, np.full((10,), 7), batch_size=5, epochs=1, verbose=0)
     logs = bad.train_step((tf.constant(x[:5]), tf.constant(np.zeros((5,), np.int64))))
     assert isinstance(logs, dict) and "loss" in logs
+
+
+def test_a_callback_added_during_fit_gets_batch_logs():
+    x, y = _data(n=10)
+    model = _model()
+    late = _BatchEnd()
+
+    class AddLate(K.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 0:
+                callbacks.append(late)
+
+    callbacks = K.callbacks.CallbackList([AddLate()], add_history=True, model=model)
+    model.fit(x, y, batch_size=5, epochs=2, verbose=0, callbacks=callbacks)
+    assert len(late.seen) == 2 and all(sorted(logs) == ["loss", "mae"] for logs in late.seen)

@@ -292,6 +292,11 @@ class TrainingAPI:
             loss = self.compute_loss(x, y, y_pred, sample_weight)
         self._validate_target_and_loss(y, loss)
         self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        return self._step_metrics(x, y, y_pred, sample_weight)
+
+    def _step_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any) -> Any:
+        """The built-in steps' end: `compute_metrics`, or inside `_call_unread` only the
+        metric updates (`_UnreadLogs`)."""
         if self.__dict__.get("_unread_step_logs"):
             self.compiled_metrics.update_state(y, y_pred, sample_weight)
             return _UNREAD
@@ -338,10 +343,7 @@ class TrainingAPI:
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         self.compute_loss(x, y, y_pred, sample_weight)
-        if self.__dict__.get("_unread_step_logs"):
-            self.compiled_metrics.update_state(y, y_pred, sample_weight)
-            return _UNREAD
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        return self._step_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data: Any) -> Any:
         """One prediction step: `self(x, training=False)`."""
@@ -471,7 +473,6 @@ class TrainingAPI:
             train_function = self.make_train_function()
             self._train_counter.assign(0)
             callbacks.on_train_begin()
-            unread = self._step_logs_unread(callbacks, train_function, "train")
             training_logs = None
             steps_inferred = steps_per_epoch or data_handler.inferred_steps
             initial = self._maybe_load_initial_counters_from_ckpt(steps_inferred, initial_epoch)
@@ -480,6 +481,8 @@ class TrainingAPI:
             for epoch, iterator in data_handler.enumerate_epochs():
                 self.reset_metrics()
                 callbacks.on_epoch_begin(epoch)
+                # (per epoch: a callback added since may want batch logs)
+                unread = self._step_logs_unread(callbacks, train_function, "train")
                 with data_handler.catch_stop_iteration():
                     for step in data_handler.steps():
                         callbacks.on_train_batch_begin(step)
